@@ -1,0 +1,58 @@
+// Command chaos runs consumer groups under chaos against a real Kafka
+// cluster and analyses what happened.
+//
+//	chaos cluster up|down|status|fetch   a local Kafka cluster
+//
+// Run `chaos help` for every subcommand.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/chaosbench/chaosbench/internal/cli"
+)
+
+type command struct {
+	summary string
+	run     func(args []string) error
+}
+
+var commands = map[string]command{
+	"cluster": {"start, stop, describe or fetch a local Kafka cluster", runCluster},
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: chaos COMMAND [flags] [args]")
+	fmt.Fprintln(w)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun `chaos COMMAND -h` for a command's flags.")
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage(os.Stderr)
+		os.Exit(cli.ExitUsage)
+	}
+	name := os.Args[1]
+	if name == "help" || name == "-h" || name == "--help" {
+		usage(os.Stdout)
+		return
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "chaos: unknown command %q\n\n", name)
+		usage(os.Stderr)
+		os.Exit(cli.ExitUsage)
+	}
+	cli.Exit("chaos "+name, c.run(os.Args[2:]))
+}

@@ -1,0 +1,120 @@
+// Package cli holds what chaosbench's commands share: exit statuses, usage
+// errors, and signal handling.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit statuses, the same for every command.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // a run failed, a check found anomalies, a regression
+	ExitUsage   = 2 // bad flags, bad input files: nothing was started
+)
+
+// UsageError is bad input: a flag, an argument or an input file. Commands
+// exit with status 2 on it.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a *UsageError.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// Usage wraps err as a *UsageError (nil stays nil).
+func Usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &UsageError{Err: err}
+}
+
+// Exit prints err (if any) prefixed by the command name and exits with the
+// matching status.
+func Exit(name string, err error) {
+	if err == nil {
+		os.Exit(ExitOK)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(ExitUsage)
+	}
+	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		os.Exit(ExitUsage)
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.Status)
+	}
+	os.Exit(ExitFailure)
+}
+
+// ExitError carries a specific exit status.
+type ExitError struct {
+	Status int
+	Err    error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// NewFlagSet returns a flag set that reports errors instead of exiting, and
+// prints usage to w.
+func NewFlagSet(name string, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	return fs
+}
+
+// Parse parses args into fs, turning flag errors into usage errors.
+func Parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return Usage(err)
+	}
+	return nil
+}
+
+// SignalContext returns a context cancelled on SIGINT or SIGTERM. A second
+// signal is not caught: it ends the process the default way.
+func SignalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			cancel(fmt.Errorf("interrupted by %v", s))
+		case <-ctx.Done():
+			signal.Stop(ch)
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// StringList is a flag.Value collecting repeated string flags.
+type StringList []string
+
+func (s *StringList) String() string { return fmt.Sprint([]string(*s)) }
+
+// Set implements flag.Value.
+func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }

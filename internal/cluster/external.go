@@ -1,0 +1,57 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+)
+
+// External is a cluster chaosbench did not start: a bootstrap address and
+// the client properties (-X) needed to reach it. Close leaves it running.
+type External struct {
+	bootstrap string
+	props     kafkaconf.Props
+	adm       *kadm.Client
+}
+
+// OpenExternal connects to an existing cluster and checks that it answers
+// metadata requests.
+func OpenExternal(ctx context.Context, bootstrap string, props kafkaconf.Props) (*External, error) {
+	adm, err := NewAdmin(bootstrap, props)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if _, err := adm.ListBrokers(ctx); err != nil {
+		adm.Close()
+		return nil, fmt.Errorf("external cluster %s: %w", bootstrap, err)
+	}
+	return &External{bootstrap: bootstrap, props: props.Clone(), adm: adm}, nil
+}
+
+// Bootstrap implements Cluster.
+func (e *External) Bootstrap() string { return e.bootstrap }
+
+// Props implements Cluster.
+func (e *External) Props() kafkaconf.Props { return e.props }
+
+// Info implements Cluster. The Kafka version is franz-go's guess from the
+// API versions the broker supports.
+func (e *External) Info(ctx context.Context) (Info, error) {
+	info := Info{Provider: ProviderExternal, Bootstrap: e.bootstrap}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := describe(ctx, e.adm, &info)
+	return info, err
+}
+
+// Close implements Cluster; the cluster itself is left alone.
+func (e *External) Close(context.Context) error {
+	e.adm.Close()
+	return nil
+}
