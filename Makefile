@@ -43,3 +43,6 @@ fmt:
 
 clean:
 	rm -rf $(BIN)
+
+# Benchmarks and tools of each part live in mk/*.mk.
+include $(wildcard mk/*.mk)

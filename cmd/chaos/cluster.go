@@ -32,6 +32,10 @@ func defaultClusterDir() string {
 	return filepath.Join(".chaosbench", "cluster")
 }
 
+func init() {
+	register("cluster", "start, stop, describe or fetch a local Kafka cluster", runCluster)
+}
+
 func runCluster(args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, clusterUsage)

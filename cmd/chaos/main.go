@@ -20,8 +20,12 @@ type command struct {
 	run     func(args []string) error
 }
 
-var commands = map[string]command{
-	"cluster": {"start, stop, describe or fetch a local Kafka cluster", runCluster},
+// commands holds the subcommands; each registers itself from its own file's
+// init function.
+var commands = map[string]command{}
+
+func register(name, summary string, run func(args []string) error) {
+	commands[name] = command{summary, run}
 }
 
 func usage(w io.Writer) {
