@@ -1,0 +1,106 @@
+// Package history is the record of a chaosbench run: what every process
+// (producer, member, chaos driver) saw, one JSON object per line, one file
+// per process. Runs only append to histories; checkers read them afterwards
+// (docs/history.md documents the format field by field).
+package history
+
+// Kind names an event kind.
+type Kind string
+
+// The event kinds.
+const (
+	// Produced: the producer got a delivery report for a record.
+	Produced Kind = "produced"
+	// Assigned, Revoked and Lost change a member's partitions. They are
+	// always deltas: partitions added (assigned) or removed (revoked:
+	// gracefully, with a chance to commit; lost: without one).
+	Assigned Kind = "assigned"
+	Revoked  Kind = "revoked"
+	Lost     Kind = "lost"
+	// Processed: a member finished processing a record. The event's write
+	// is the definition of "processed".
+	Processed Kind = "processed"
+	// Committed: an offset commit for one partition completed (or failed).
+	Committed Kind = "committed"
+	// Chaos: the chaos driver acted (kill, stop, pause, ...).
+	Chaos Kind = "chaos"
+	// Member: a member's life: started, stopping (written by the member),
+	// spawned, exited (written by the driver, which sees it from outside).
+	Member Kind = "member"
+	// Phase: the driver marks the run's phases: warmup, steady, chaos,
+	// drain, done.
+	Phase Kind = "phase"
+)
+
+// Member states.
+const (
+	StateSpawned  = "spawned"  // the driver started the process
+	StateStarted  = "started"  // the member is up and about to join the group
+	StateStopping = "stopping" // the member got SIGTERM and is closing
+	StateExited   = "exited"   // the driver saw the process exit
+)
+
+// Event is one line of a history. Which fields are meaningful depends on
+// Kind (docs/history.md); the others are zero and not written.
+type Event struct {
+	Kind Kind   `json:"kind"`
+	T    int64  `json:"t"`    // Unix time, nanoseconds, of the writer's clock
+	Proc string `json:"proc"` // the writing process's name in the run: "producer-0", "m3", "chaos"
+	Inc  int    `json:"inc"`  // the writer's incarnation: 0, then +1 per restart
+
+	Topic      string  `json:"topic,omitempty"`
+	Partition  int32   `json:"partition"`
+	Offset     int64   `json:"offset"`
+	Key        string  `json:"key,omitempty"`
+	Seq        int64   `json:"seq"`
+	Producer   string  `json:"producer,omitempty"`
+	IntendedT  int64   `json:"intended_t,omitempty"`
+	SentT      int64   `json:"sent_t,omitempty"`
+	RecordT    int64   `json:"record_t,omitempty"`
+	Partitions []int32 `json:"partitions,omitempty"`
+	Gen        int32   `json:"gen,omitempty"`
+	Err        string  `json:"err,omitempty"`
+	Ambiguous  bool    `json:"ambiguous,omitempty"`
+	Auto       bool    `json:"auto,omitempty"`
+
+	Action    string `json:"action,omitempty"`
+	Target    string `json:"target,omitempty"`
+	TargetInc int    `json:"target_inc,omitempty"`
+	Step      int    `json:"step,omitempty"`
+	// Params holds a chaos step's parameters as a JSON object, verbatim.
+	Params string `json:"params,omitempty"`
+
+	State       string `json:"state,omitempty"`
+	Phase       string `json:"phase,omitempty"`
+	Strategy    string `json:"strategy,omitempty"`
+	Client      string `json:"client,omitempty"`
+	Policy      string `json:"policy,omitempty"`
+	Group       string `json:"group,omitempty"`
+	Host        string `json:"host,omitempty"`
+	PID         int    `json:"pid,omitempty"`
+	ExitStatus  int    `json:"exit_status,omitempty"`
+	Signal      string `json:"signal,omitempty"`
+	ClockOffset int64  `json:"clock_offset,omitempty"`
+}
+
+// Reset zeroes e, keeping the capacity of its Partitions slice, so that a
+// reader can reuse one Event for every line.
+func (e *Event) Reset() {
+	parts := e.Partitions[:0]
+	*e = Event{}
+	e.Partitions = parts
+}
+
+// hasPartition reports whether the kind carries a partition and offset.
+func (k Kind) hasPartition() bool {
+	return k == Produced || k == Processed || k == Committed
+}
+
+// Known reports whether k is one of the documented kinds.
+func (k Kind) Known() bool {
+	switch k {
+	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase:
+		return true
+	}
+	return false
+}
