@@ -155,6 +155,8 @@ func (d *decoder) field(l *lexer, key []byte, e *Event) error {
 		var n int64
 		n, err = l.int()
 		e.Gen = int32(n)
+	case "member_id":
+		e.MemberID, err = d.internString(l)
 	case "err":
 		e.Err, err = d.string(l)
 	case "ambiguous":

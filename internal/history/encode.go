@@ -45,6 +45,7 @@ func AppendJSON(b []byte, e *Event) []byte {
 		b = append(b, ']')
 	}
 	b = optInt(b, "gen", int64(e.Gen))
+	b = optString(b, "member_id", e.MemberID)
 	b = optString(b, "err", e.Err)
 	b = optBool(b, "ambiguous", e.Ambiguous)
 	b = optBool(b, "auto", e.Auto)

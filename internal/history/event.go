@@ -59,6 +59,7 @@ type Event struct {
 	RecordT    int64   `json:"record_t,omitempty"`
 	Partitions []int32 `json:"partitions,omitempty"`
 	Gen        int32   `json:"gen,omitempty"`
+	MemberID   string  `json:"member_id,omitempty"`
 	Err        string  `json:"err,omitempty"`
 	Ambiguous  bool    `json:"ambiguous,omitempty"`
 	Auto       bool    `json:"auto,omitempty"`

@@ -16,7 +16,7 @@ func sample() []Event {
 	return []Event{
 		{Kind: Produced, T: 1, Proc: "producer-0", Topic: "t", Partition: 0, Offset: 0, Key: "k00001", Seq: 0, IntendedT: 1, SentT: 1},
 		{Kind: Produced, T: 2, Proc: "producer-0", Partition: -1, Offset: -1, Key: "k\"q\\", Seq: 3, Err: "Local: Message timed out\n", Ambiguous: true},
-		{Kind: Assigned, T: 3, Proc: "m1", Inc: 2, Topic: "t", Partitions: []int32{0, 1, 5}, Gen: 7},
+		{Kind: Assigned, T: 3, Proc: "m1", Inc: 2, Topic: "t", Partitions: []int32{0, 1, 5}, Gen: 7, MemberID: "rdkafka-5f0c"},
 		{Kind: Revoked, T: 4, Proc: "m1", Inc: 2, Topic: "t", Partitions: []int32{}},
 		{Kind: Lost, T: 5, Proc: "m1", Inc: 2, Partitions: []int32{3}},
 		{Kind: Processed, T: 6, Proc: "m2", Partition: 3, Offset: 9, Key: "é✓", Seq: 4, Producer: "producer-0", IntendedT: 2, RecordT: 3},

@@ -1,0 +1,157 @@
+// Package runfolder lays out a run's results: results/<UTC time>-<workload>/
+// with run.json, and one folder per cell with cell.json and the histories
+// (docs/history.md, "A run folder"). Folders are created, never reused:
+// results are never overwritten.
+package runfolder
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/cluster"
+)
+
+// SchemaVersion is the version of run.json and cell.json.
+const SchemaVersion = 1
+
+// Run is run.json: what a run was and whether it finished.
+type Run struct {
+	SchemaVersion int       `json:"schema_version"`
+	Workload      string    `json:"workload"`      // the workload's name
+	WorkloadFile  string    `json:"workload_file"` // the path it was read from
+	Seed          int64     `json:"seed"`
+	Repeat        int       `json:"repeat"` // how many times each cell ran
+	Cells         []string  `json:"cells"`  // cell folder names, in run order
+	Start         time.Time `json:"start"`
+	End           time.Time `json:"end,omitzero"`
+	Complete      bool      `json:"complete"`
+	PartialReason string    `json:"partial_reason,omitempty"`
+	Command       []string  `json:"command"`
+}
+
+// Cell is cell.json: the environment record of one cell.
+type Cell struct {
+	SchemaVersion int    `json:"schema_version"`
+	Cell          string `json:"cell"`      // folder name
+	Strategy      string `json:"strategy"`  // range, roundrobin, sticky, cooperative-sticky, consumer-uniform, consumer-range
+	CommitPolicy  string `json:"commit_policy"`
+	Client        string `json:"client"` // confluent or franz
+	Iteration     int    `json:"iteration"` // 0-based repetition of the cell (chaos run --repeat)
+
+	Topic      string `json:"topic"`
+	Partitions int    `json:"partitions"` // at the start; add_partitions steps may grow it
+	Group      string `json:"group"`
+	Members    int    `json:"members"` // at the start
+	Seed       int64  `json:"seed"`
+
+	// Consumer holds the effective member settings (Kafka property names:
+	// session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms, ...).
+	Consumer map[string]string `json:"consumer"`
+	// Processing describes the simulated per-record cost.
+	Processing string `json:"processing"`
+
+	Cluster  cluster.Info `json:"cluster"`
+	Versions Versions     `json:"versions"`
+	Machine  Machine      `json:"machine"`
+
+	Start time.Time `json:"start"`
+	// TrafficEnd is when the producer stopped; DrainEnd when every
+	// acknowledged record was processed or the drain deadline passed.
+	TrafficEnd    time.Time `json:"traffic_end,omitzero"`
+	DrainEnd      time.Time `json:"drain_end,omitzero"`
+	End           time.Time `json:"end,omitzero"`
+	DrainComplete bool      `json:"drain_complete"`
+	Complete      bool      `json:"complete"`
+	PartialReason string    `json:"partial_reason,omitempty"`
+}
+
+// Versions records the software a cell ran.
+type Versions struct {
+	Kafka      string `json:"kafka"`
+	Librdkafka string `json:"librdkafka"`
+	FranzGo    string `json:"franz_go"`
+	Go         string `json:"go"`
+	Chaosbench string `json:"chaosbench"`
+}
+
+// Machine records where a cell ran.
+type Machine struct {
+	Hostname string `json:"hostname"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUs     int    `json:"cpus"`
+	MemBytes uint64 `json:"mem_bytes"`
+	Kernel   string `json:"kernel"`
+}
+
+// NewRunDir creates results/<UTC time>-<workload> under root. If that name
+// is taken (two runs in one second), a suffix -2, -3, ... is added: an
+// existing folder is never reused.
+func NewRunDir(root, workload string, now time.Time) (string, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	base := now.UTC().Format("20060102T150405Z") + "-" + workload
+	for i := 1; i < 1000; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		dir := filepath.Join(root, name)
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s: no free run folder name", filepath.Join(root, base))
+}
+
+// WriteJSON writes v to path atomically (a temporary file renamed into
+// place), so a reader never sees half a file.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadCell reads dir/cell.json.
+func ReadCell(dir string) (Cell, error) {
+	var c Cell
+	b, err := os.ReadFile(filepath.Join(dir, "cell.json"))
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("%s: %w", filepath.Join(dir, "cell.json"), err)
+	}
+	return c, nil
+}
+
+// ReadRun reads dir/run.json.
+func ReadRun(dir string) (Run, error) {
+	var r Run
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", filepath.Join(dir, "run.json"), err)
+	}
+	return r, nil
+}
+
+// HistoryDir returns a cell's history folder.
+func HistoryDir(cellDir string) string { return filepath.Join(cellDir, "history") }
