@@ -128,3 +128,23 @@ func (k *Keyspace) Key(i int) string {
 	}
 	return k.Format.Key(i - len(k.Named))
 }
+
+// Index returns i such that Key(i) == key, if there is one.
+func (f Format) Index(key string) (int, bool) {
+	if len(key) < len(f.prefix)+len(f.suffix) || !strings.HasPrefix(key, f.prefix) || !strings.HasSuffix(key, f.suffix) {
+		return 0, false
+	}
+	mid := key[len(f.prefix) : len(key)-len(f.suffix)]
+	trimmed := strings.TrimLeft(mid, "0 ")
+	if trimmed == "" && mid != "" {
+		trimmed = "0"
+	}
+	i, err := strconv.ParseUint(trimmed, 10, 63)
+	if err != nil {
+		return 0, false
+	}
+	if f.Key(int(i)) != key {
+		return 0, false
+	}
+	return int(i), true
+}

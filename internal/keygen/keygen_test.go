@@ -277,3 +277,22 @@ func BenchmarkFormatAppend(b *testing.B) {
 		buf = f.Append(buf[:0], i%1000000)
 	}
 }
+
+func TestFormatIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, s := range []string{"k%06d", "k%d", "x%5d.y", "%d"} {
+		f, _ := ParseFormat(s)
+		for k := 0; k < 2000; k++ {
+			i := r.IntN(10_000_000)
+			if got, ok := f.Index(f.Key(i)); !ok || got != i {
+				t.Fatalf("%q: Index(Key(%d)) = %d, %v", s, i, got, ok)
+			}
+		}
+	}
+	f, _ := ParseFormat("k%06d")
+	for _, key := range []string{"k12", "k0000012", "x000012", "k-00001", "k", "k00001a", "tenant-a"} {
+		if i, ok := f.Index(key); ok {
+			t.Errorf("Index(%q) = %d, want no match", key, i)
+		}
+	}
+}

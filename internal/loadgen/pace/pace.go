@@ -194,3 +194,19 @@ func seconds(s float64) time.Duration {
 	}
 	return time.Duration(math.Round(s * float64(time.Second)))
 }
+
+// End returns when the last of n records is due, if the whole schedule up
+// to it is limited (an unlimited stretch depends on the client's speed).
+func (s Schedule) End(n int64) (time.Duration, bool) {
+	if n <= 0 {
+		return 0, true
+	}
+	p := s.Pacer()
+	due, unlimited := p.Due(n-1, 0)
+	if unlimited {
+		return 0, false
+	}
+	// Unlimited stretches before record n-1 would have been crossed with
+	// now = 0, which never leaves them; so reaching here means none came first.
+	return due, true
+}

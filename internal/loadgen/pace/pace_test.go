@@ -132,3 +132,17 @@ func TestScheduleErrors(t *testing.T) {
 		t.Errorf("step at the ramp's end: %v", err)
 	}
 }
+
+func TestEnd(t *testing.T) {
+	s, _ := New(1000, 0, 0, []Step{{At: 10 * time.Second, Rate: 100}})
+	if end, ok := s.End(10001); !ok || end != 10*time.Second {
+		t.Errorf("End(10001) = %v, %v; want 10s", end, ok)
+	}
+	if end, ok := s.End(10101); !ok || end != 11*time.Second {
+		t.Errorf("End(10101) = %v, %v; want 11s", end, ok)
+	}
+	u, _ := New(0, 0, 0, nil)
+	if _, ok := u.End(10); ok {
+		t.Error("End of an unlimited schedule: ok")
+	}
+}
