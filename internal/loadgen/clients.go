@@ -93,6 +93,8 @@ func newConfluent(p *Producer) (*confluent, error) {
 		// Reports carry the partition, offset and error; the key and
 		// value are known from the record itself.
 		"go.delivery.report.fields": "none",
+		// librdkafka's own log lines go to Config.Log, not to stderr.
+		"go.logs.channel.enable": true,
 	} {
 		cm[k] = v
 	}
@@ -104,6 +106,11 @@ func newConfluent(p *Producer) (*confluent, error) {
 	c.msg.TopicPartition.Topic = &c.topic
 	c.headers = []kafka.Header{{Key: HeaderProducer, Value: p.proc}, {Key: HeaderSeq}, {Key: HeaderIntendedT}}
 	go c.reports()
+	go func() {
+		for l := range kp.Logs() {
+			fmt.Fprintf(p.cfg.Log, "%s: librdkafka %s [%s]: %s\n", l.Timestamp.Format(time.RFC3339Nano), l.Name, l.Tag, l.Message)
+		}
+	}()
 	return c, nil
 }
 
