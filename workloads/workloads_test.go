@@ -424,3 +424,23 @@ func TestReadmeExampleParses(t *testing.T) {
 		t.Errorf("example: %d cells, plan %+v, warnings %v", len(s.Cells()), s.ChaosPlan(), s.Warnings)
 	}
 }
+
+// Two runs with the same seed draw the same keys in the same order.
+func TestKeyStreamIsReproducible(t *testing.T) {
+	for _, f := range []string{"default.yaml", "hot-keys.yaml", "partition-growth.yaml"} {
+		a, _ := Load(f)
+		b, _ := Load(f)
+		ksA, genA, err := a.KeyStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ksB, genB, _ := b.KeyStream()
+		for i := 0; i < 50000; i++ {
+			ka, sa := genA.Next()
+			kb, sb := genB.Next()
+			if ksA.Key(ka) != ksB.Key(kb) || sa != sb {
+				t.Fatalf("%s: record %d: (%s, %d) vs (%s, %d)", f, i, ksA.Key(ka), sa, ksB.Key(kb), sb)
+			}
+		}
+	}
+}
