@@ -147,9 +147,9 @@ func (s *state) filterOwned(batch []record) []record {
 	return out
 }
 
-// process simulates the processing of a batch, writing a processed event
-// after each record, and flushes the history at the end (the write-ahead
-// rule: the caller commits only after this returns). It stops early, with
+// process simulates the processing of a batch, writing (and flushing) a
+// processed event after each record (the write-ahead rule: the caller
+// commits only after this returns). It stops early, with
 // what was processed so far recorded, when ctx ends (a graceful stop).
 func (s *state) process(ctx context.Context, batch []record) error {
 	for i := range batch {
@@ -166,6 +166,12 @@ func (s *state) process(ctx context.Context, batch []record) error {
 			Kind: history.Processed, Partition: r.partition, Offset: r.offset,
 			Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
 		})
+		// Each record is processed when its event is written: a crash
+		// mid-batch leaves the records processed so far on record, and
+		// their redelivery counts as the duplicates it is.
+		if err := s.flush(); err != nil {
+			return err
+		}
 		s.mu.Lock()
 		s.uncommitted[r.partition] = r.offset + 1
 		s.mu.Unlock()
