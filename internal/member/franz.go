@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 )
 
 // franzBalancer returns the franz-go balancer of a strategy. For the
@@ -30,6 +32,67 @@ func franzBalancer(strategy string) kgo.GroupBalancer {
 	}
 }
 
+// franzConsumerOpts translates the consumer properties franz-go has an
+// equivalent for; any other property is an error rather than silently
+// ignored.
+func franzConsumerOpts(props map[string]string) ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	ms := func(k, v string) (time.Duration, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("-X %s=%s: expected milliseconds", k, v)
+		}
+		return time.Duration(n) * time.Millisecond, nil
+	}
+	num := func(k, v string) (int32, error) {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("-X %s=%s: expected a non-negative integer", k, v)
+		}
+		return int32(n), nil
+	}
+	for k, v := range props {
+		switch k {
+		case "metadata.max.age.ms", "topic.metadata.refresh.interval.ms":
+			d, err := ms(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.MetadataMaxAge(d))
+		case "fetch.max.wait.ms":
+			d, err := ms(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.FetchMaxWait(d))
+		case "fetch.min.bytes":
+			n, err := num(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.FetchMinBytes(n))
+		case "fetch.max.bytes":
+			n, err := num(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.FetchMaxBytes(n))
+		case "max.partition.fetch.bytes":
+			n, err := num(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.FetchMaxPartitionBytes(n))
+		default:
+			if kafkaconf.IsConnectionKey(k) {
+				continue
+			}
+			return nil, fmt.Errorf("-X %s: franz-go members take only connection properties and metadata.max.age.ms (or topic.metadata.refresh.interval.ms), fetch.max.wait.ms, fetch.min.bytes, fetch.max.bytes, max.partition.fetch.bytes", k)
+		}
+	}
+	return opts, nil
+}
+
 type franzMember struct {
 	*state
 	cl *kgo.Client
@@ -42,6 +105,11 @@ func runFranz(ctx context.Context, s *state) error {
 	if err != nil {
 		return err
 	}
+	consumerOpts, err := franzConsumerOpts(cfg.Props)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, consumerOpts...)
 	opts = append(opts,
 		kgo.SeedBrokers(strings.Split(cfg.Bootstrap, ",")...),
 		kgo.ClientID(fmt.Sprintf("%s.%d", cfg.Name, cfg.Inc)),

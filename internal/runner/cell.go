@@ -74,7 +74,7 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
 		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: processingString(spec.Consumer.Processing),
 		Cluster: c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
-		Start: time.Now().UTC(), PartialReason: "running",
+		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
 	if err := c.saveRecord(); err != nil {
 		return err

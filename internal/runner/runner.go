@@ -164,7 +164,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 		}
 	}
 	res.Cells = run.Cells
-	run.PartialReason = "running"
+	run.PartialReason = "incomplete: running, or ended without finishing (killed)"
 	if err := saveRunFiles(dir, &o, plan, &run); err != nil {
 		return res, err
 	}
