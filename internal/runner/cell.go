@@ -106,6 +106,10 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 	defer c.deleteTopic()
 	if member.ConsumerProtocol(c.cell.Strategy) {
 		c.setGroupTimings(ctx)
+		// Record what the coordinator will really apply.
+		for k, v := range c.groupTimings(ctx) {
+			c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
+		}
 	}
 
 	c.hist, err = history.Create(c.histDir, "chaos", 0)
@@ -356,6 +360,33 @@ func (c *cellRun) setGroupTimings(ctx context.Context) {
 	if err != nil {
 		c.logf("group configs of %s: %v (the broker defaults apply)", c.group, err)
 	}
+}
+
+// groupTimings reads back the group's effective session timeout and
+// heartbeat interval (group config, else the broker's default).
+func (c *cellRun) groupTimings(ctx context.Context) map[string]string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	res := kmsg.NewDescribeConfigsRequestResource()
+	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
+	res.ResourceName = c.group
+	res.ConfigNames = []string{"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms"}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, c.kcl)
+	out := map[string]string{}
+	if err != nil {
+		c.logf("describe group configs of %s: %v", c.group, err)
+		return out
+	}
+	for _, r := range resp.Resources {
+		for _, cfg := range r.Configs {
+			if cfg.Value != nil {
+				out[cfg.Name] = *cfg.Value
+			}
+		}
+	}
+	return out
 }
 
 func derefString(s *string) string {
