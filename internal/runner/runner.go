@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -134,6 +135,9 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
+	// The progress line, the steps and the members' exits write from
+	// several goroutines.
+	o.Out = &lockedWriter{w: o.Out}
 	if o.ResultsDir == "" {
 		o.ResultsDir = "results"
 	}
@@ -284,6 +288,17 @@ func utsString(b []int8) string {
 func versions(kafka string) runfolder.Versions {
 	return runfolder.Versions{Kafka: kafka, Librdkafka: version.Librdkafka(), FranzGo: version.FranzGo(),
 		Go: version.Go(), Chaosbench: version.Chaosbench()}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func mustJSON(v any) string {
