@@ -27,11 +27,13 @@ func uniformAssign(l *layout) [][]int32 {
 	return newUniformHeterogeneous(l, order).build()
 }
 
-// uniformHomogeneous is UniformHomogeneousAssignmentBuilder: every member
-// has a quota (total/members, one more for the first total%members in
-// member order); each keeps its owned partitions up to its quota (topics
-// by name, partitions ascending) and members below quota are filled, in
-// member order, from the partitions nobody kept (unowned ones first, in
+// uniformHomogeneous is UniformHomogeneousAssignmentBuilder (as of Kafka
+// 4.4): every member has a quota of total/members, and total%members of
+// them one more. In member order, each keeps its owned partitions up to
+// its quota (topics by name, partitions ascending); a member that takes an
+// extra slot but cannot fill it from what it owns gives it back while
+// enough members follow to take it. Members below quota are then filled,
+// in member order, from the partitions nobody kept (unowned ones first, in
 // topic and partition order, then the revoked ones).
 func uniformHomogeneous(l *layout, order []int) [][]int32 {
 	per := make([][]int32, len(l.members))
@@ -54,11 +56,11 @@ func uniformHomogeneous(l *layout, order []int) [][]int32 {
 	minQuota, extra := int(l.total)/n, int(l.total)%n
 	type unfilled struct{ member, remaining int }
 	var short []unfilled
-	for _, m := range order {
+	for i, m := range order {
 		quota := minQuota
-		if extra > 0 {
+		hasExtra := extra > 0
+		if hasExtra {
 			quota++
-			extra--
 		}
 		ps := slices.Clone(l.owned[m])
 		slices.Sort(ps) // topics by name, partitions ascending
@@ -79,8 +81,18 @@ func uniformHomogeneous(l *layout, order []int) [][]int32 {
 			unassigned = append(unassigned, topic[quota:]...)
 			quota = 0
 		}
+		// A member that cannot fill its extra slot from what it owns
+		// gives the slot up while enough members follow to take it: the
+		// extra partitions go to members that already own them.
+		if quota > 0 && hasExtra && n-i > extra {
+			quota--
+			hasExtra = false
+		}
 		if quota > 0 {
 			short = append(short, unfilled{m, quota})
+		}
+		if hasExtra {
+			extra--
 		}
 	}
 	next := 0
