@@ -196,64 +196,83 @@ type layout struct {
 	counts  []int32
 	offset  []int32
 	total   int32
-	members []string       // in input order
-	subs    [][]int        // member -> subscribed topic indices, ascending, existing topics only
-	subSet  []map[int]bool // member -> subscribed topic indices
-	raw     [][]string     // member -> subscription as given (existing or not)
-	owned   [][]int32      // member -> owned global partitions, in input order
+	members []string   // in input order
+	subs    [][]int    // member -> subscribed topic indices, ascending
+	sub     []bool     // member*len(topics)+topic -> subscribed
+	raw     [][]string // member -> subscription as given (existing or not)
+	owned   [][]int32  // member -> owned global partitions, ascending
 	inst    []string
+	info    []int // members in MemberInfo order, computed on first use
 }
 
 func newLayout(g *Group) *layout {
-	l := &layout{index: make(map[string]int, len(g.Topics))}
 	// Only topics that some member subscribes to take part, as in Kafka.
-	subscribed := make(map[string]bool)
+	all := make([]string, 0, len(g.Topics))
+	for t := range g.Topics {
+		all = append(all, t)
+	}
+	sort.Strings(all)
+	allIndex := make(map[string]int, len(all))
+	for i, t := range all {
+		allIndex[t] = i
+	}
+	used := make([]bool, len(all))
 	for _, m := range g.Members {
 		for _, t := range m.Topics {
-			subscribed[t] = true
+			if i, ok := allIndex[t]; ok {
+				used[i] = true
+			}
 		}
 	}
-	for t := range g.Topics {
-		if subscribed[t] {
-			l.topics = append(l.topics, t)
+	l := &layout{index: make(map[string]int, len(all))}
+	for i, t := range all {
+		if !used[i] {
+			continue
 		}
-	}
-	sort.Strings(l.topics)
-	for i, t := range l.topics {
-		l.index[t] = i
+		l.index[t] = len(l.topics)
+		l.topics = append(l.topics, t)
 		l.offset = append(l.offset, l.total)
 		l.counts = append(l.counts, g.Topics[t])
 		l.total += g.Topics[t]
 	}
-	for _, m := range g.Members {
-		l.members = append(l.members, m.ID)
-		l.inst = append(l.inst, m.InstanceID)
-		l.raw = append(l.raw, m.Topics)
-		var subs []int
-		set := make(map[int]bool, len(m.Topics))
+	nt := len(l.topics)
+	l.members = make([]string, len(g.Members))
+	l.inst = make([]string, len(g.Members))
+	l.raw = make([][]string, len(g.Members))
+	l.subs = make([][]int, len(g.Members))
+	l.owned = make([][]int32, len(g.Members))
+	l.sub = make([]bool, len(g.Members)*nt)
+	for i, m := range g.Members {
+		l.members[i] = m.ID
+		l.inst[i] = m.InstanceID
+		l.raw[i] = m.Topics
+		subs := make([]int, 0, len(m.Topics))
 		for _, t := range m.Topics {
-			if ti, ok := l.index[t]; ok && !set[ti] {
+			if ti, ok := l.index[t]; ok && !l.sub[i*nt+ti] {
 				subs = append(subs, ti)
-				set[ti] = true
+				l.sub[i*nt+ti] = true
 			}
 		}
-		sort.Ints(subs)
-		l.subs = append(l.subs, subs)
-		l.subSet = append(l.subSet, set)
+		slices.Sort(subs)
+		l.subs[i] = subs
 		var owned []int32
-		for _, t := range sortedKeys(m.Owned) {
+		for t, ps := range m.Owned {
 			ti, ok := l.index[t]
 			if !ok {
 				continue
 			}
-			for _, p := range m.Owned[t] {
+			for _, p := range ps {
 				owned = append(owned, l.offset[ti]+p)
 			}
 		}
-		l.owned = append(l.owned, owned)
+		slices.Sort(owned)
+		l.owned[i] = owned
 	}
 	return l
 }
+
+// subscribes reports whether member m subscribes to topic t.
+func (l *layout) subscribes(m, t int) bool { return l.sub[m*len(l.topics)+t] }
 
 // topicOf returns the topic index of global partition gp.
 func (l *layout) topicOf(gp int32) int {
@@ -266,27 +285,44 @@ func (l *layout) tp(gp int32) TopicPartition {
 	return TopicPartition{l.topics[t], gp - l.offset[t]}
 }
 
-// assignment converts per-member global partition lists to an Assignment.
+// assignment converts per-member global partition lists (which it sorts
+// and takes over) to an Assignment.
 func (l *layout) assignment(per [][]int32) Assignment {
 	a := make(Assignment, len(l.members))
 	for i, m := range l.members {
-		topics := make(map[string][]int32)
-		ps := slices.Clone(per[i])
+		ps := per[i]
 		slices.Sort(ps)
-		for _, gp := range ps {
-			t := l.topicOf(gp)
-			topics[l.topics[t]] = append(topics[l.topics[t]], gp-l.offset[t])
+		n := 0
+		for j, last := 0, -1; j < len(ps); j++ {
+			if t := l.topicOf(ps[j]); t != last {
+				n, last = n+1, t
+			}
+		}
+		topics := make(map[string][]int32, n)
+		for len(ps) > 0 {
+			t := l.topicOf(ps[0])
+			end := l.offset[t] + l.counts[t]
+			n, _ := slices.BinarySearch(ps, end)
+			part := ps[:n:n]
+			for j := range part {
+				part[j] -= l.offset[t]
+			}
+			topics[l.topics[t]] = part
+			ps = ps[n:]
 		}
 		a[m] = topics
 	}
 	return a
 }
 
-// memberInfoOrder returns member indices sorted as Kafka's MemberInfo
+// memberInfoOrder returns all members sorted as Kafka's MemberInfo
 // compares them: static members (with an instance id) first, by instance
 // id; then the others by member id.
-func (l *layout) memberInfoOrder(members []int) []int {
-	out := slices.Clone(members)
+func (l *layout) memberInfoOrder() []int {
+	if l.info != nil {
+		return l.info
+	}
+	out := l.allMembers()
 	slices.SortFunc(out, func(a, b int) int {
 		ia, ib := l.inst[a], l.inst[b]
 		switch {
@@ -299,6 +335,7 @@ func (l *layout) memberInfoOrder(members []int) []int {
 		}
 		return strings.Compare(l.members[a], l.members[b])
 	})
+	l.info = out
 	return out
 }
 

@@ -7,11 +7,14 @@ package assign
 // count%subscribers of them get one partition more.
 func rangeAssign(l *layout) [][]int32 {
 	per := make([][]int32, len(l.members))
-	for t, members := range l.subscribersByTopic() {
-		if len(members) == 0 {
-			continue
+	byTopic := make([][]int, len(l.topics))
+	for _, m := range l.memberInfoOrder() {
+		for _, t := range l.subs[m] {
+			byTopic[t] = append(byTopic[t], m)
 		}
-		rangeTopic(l, t, l.memberInfoOrder(members), per)
+	}
+	for t, members := range byTopic {
+		rangeTopic(l, t, members, per)
 	}
 	return per
 }
@@ -47,41 +50,20 @@ func consumerRangeAssign(l *layout) [][]int32 {
 	return rangeAssign(l)
 }
 
-// subscribersByTopic lists each topic's subscribers (member indices, input
-// order).
-func (l *layout) subscribersByTopic() [][]int {
-	out := make([][]int, len(l.topics))
-	for m, subs := range l.subs {
-		for _, t := range subs {
-			out[t] = append(out[t], m)
-		}
-	}
-	return out
-}
-
 // roundRobinAssign is the classic RoundRobinAssignor: every partition of
 // every subscribed topic, topics sorted by name and partitions ascending,
 // is dealt in turn to the members in MemberInfo order; a member not
 // subscribed to the partition's topic is skipped (and the turn passes on).
 func roundRobinAssign(l *layout) [][]int32 {
 	per := make([][]int32, len(l.members))
-	order := l.memberInfoOrder(l.allMembers())
+	order := l.memberInfoOrder()
 	if len(order) == 0 {
 		return per
 	}
-	subscribed := make([]bool, len(l.topics))
-	for _, subs := range l.subs {
-		for _, t := range subs {
-			subscribed[t] = true
-		}
-	}
 	next := 0
 	for t := range l.topics {
-		if !subscribed[t] {
-			continue
-		}
 		for p := l.offset[t]; p < l.offset[t]+l.counts[t]; p++ {
-			for !l.subSet[order[next]][t] {
+			for !l.subscribes(order[next], t) {
 				next = (next + 1) % len(order)
 			}
 			per[order[next]] = append(per[order[next]], p)

@@ -295,7 +295,7 @@ func (b *general) build() [][]int32 {
 	// Keep what members own and still subscribe to.
 	for m := range l.members {
 		for _, gp := range l.owned[m] {
-			if !l.subSet[m][l.topicOf(gp)] {
+			if !l.subscribes(m, l.topicOf(gp)) {
 				b.revocation = true
 				continue
 			}
@@ -350,7 +350,7 @@ func (b *general) build() [][]int32 {
 func (b *general) assignToLeastLoaded(gp int32) {
 	t := b.l.topicOf(gp)
 	for _, m := range b.sorted {
-		if b.l.subSet[m][t] {
+		if b.l.subscribes(m, t) {
 			b.removeSorted(m)
 			b.add(m, gp)
 			b.insertSorted(m)
@@ -462,7 +462,7 @@ func (b *general) reassignPartition(gp int32) {
 	t := b.l.topicOf(gp)
 	to := -1
 	for _, m := range b.sorted {
-		if b.l.subSet[m][t] {
+		if b.l.subscribes(m, t) {
 			to = m
 			break
 		}

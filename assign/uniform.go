@@ -156,7 +156,7 @@ func (u *uniformHeterogeneous) build() [][]int32 {
 	l := u.l
 	for i, m := range u.members {
 		for _, gp := range l.owned[m] {
-			if l.subSet[m][l.topicOf(gp)] {
+			if l.subscribes(m, l.topicOf(gp)) {
 				u.owner[gp] = i
 				u.size[i]++
 			}
