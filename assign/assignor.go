@@ -49,28 +49,29 @@ type Assignor interface {
 	Assign(g *Group) Assignment
 }
 
-// AssignorFunc adapts a function to Assignor.
+// assignorFunc is an Assignor made of a model function.
 type assignorFunc struct {
 	name     string
 	protocol Protocol
 	fn       func(*layout) [][]int32
+	sticky   bool // reads the members' owned partitions
 }
 
 func (a assignorFunc) Name() string       { return a.name }
 func (a assignorFunc) Protocol() Protocol { return a.protocol }
 func (a assignorFunc) Assign(g *Group) Assignment {
-	l := newLayout(g)
+	l := newLayoutOwned(g, a.sticky)
 	return l.assignment(a.fn(l))
 }
 
 // The strategies.
 var (
-	Range             Assignor = assignorFunc{"range", Eager, rangeAssign}
-	RoundRobin        Assignor = assignorFunc{"roundrobin", Eager, roundRobinAssign}
-	Sticky            Assignor = assignorFunc{"sticky", Eager, func(l *layout) [][]int32 { return stickyAssign(l, nil) }}
-	CooperativeSticky Assignor = assignorFunc{"cooperative-sticky", Cooperative, cooperativeStickyAssign}
-	ConsumerUniform   Assignor = assignorFunc{"consumer-uniform", Consumer, uniformAssign}
-	ConsumerRange     Assignor = assignorFunc{"consumer-range", Consumer, consumerRangeAssign}
+	Range             Assignor = assignorFunc{"range", Eager, rangeAssign, false}
+	RoundRobin        Assignor = assignorFunc{"roundrobin", Eager, roundRobinAssign, false}
+	Sticky            Assignor = assignorFunc{"sticky", Eager, func(l *layout) [][]int32 { return stickyAssign(l, nil) }, true}
+	CooperativeSticky Assignor = assignorFunc{"cooperative-sticky", Cooperative, cooperativeStickyAssign, true}
+	ConsumerUniform   Assignor = assignorFunc{"consumer-uniform", Consumer, uniformAssign, true}
+	ConsumerRange     Assignor = assignorFunc{"consumer-range", Consumer, consumerRangeAssign, false}
 )
 
 var assignors = []Assignor{Range, RoundRobin, Sticky, CooperativeSticky, ConsumerUniform, ConsumerRange}

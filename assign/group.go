@@ -205,7 +205,11 @@ type layout struct {
 	info    []int // members in MemberInfo order, computed on first use
 }
 
-func newLayout(g *Group) *layout {
+func newLayout(g *Group) *layout { return newLayoutOwned(g, true) }
+
+// newLayoutOwned is newLayout, reading the members' owned partitions only
+// if withOwned (the strategies that ignore them skip the work).
+func newLayoutOwned(g *Group, withOwned bool) *layout {
 	// Only topics that some member subscribes to take part, as in Kafka.
 	all := make([]string, 0, len(g.Topics))
 	for t := range g.Topics {
@@ -255,6 +259,9 @@ func newLayout(g *Group) *layout {
 		}
 		slices.Sort(subs)
 		l.subs[i] = subs
+		if !withOwned {
+			continue
+		}
 		var owned []int32
 		for t, ps := range m.Owned {
 			ti, ok := l.index[t]

@@ -206,6 +206,9 @@ type general struct {
 	moves      movements
 	revocation bool
 	fixed      []bool
+	// cached is balanced()'s last answer, valid until counts change.
+	cached      bool
+	cachedValid bool
 }
 
 func newGeneral(l *layout, order []int) *general {
@@ -259,12 +262,14 @@ func (b *general) removeSorted(m int) {
 }
 
 func (b *general) add(m int, gp int32) {
+	b.cachedValid = false
 	b.assignment[m] = append(b.assignment[m], gp)
 	b.count[m]++
 	b.owner[gp] = int32(m)
 }
 
 func (b *general) drop(m int, gp int32) {
+	b.cachedValid = false
 	ps := b.assignment[m]
 	i := slices.Index(ps, gp)
 	b.assignment[m] = slices.Delete(ps, i, i+1)
@@ -383,6 +388,7 @@ func (b *general) snapshot() generalSnapshot {
 
 func (b *general) restore(s generalSnapshot) {
 	b.assignment, b.count, b.owner, b.sorted = s.assignment, s.count, s.owner, s.sorted
+	b.cachedValid = false
 }
 
 // balanceScore is the sum over pairs of members (not fixed) of the
@@ -404,6 +410,13 @@ func (b *general) balanceScore() int64 {
 // balanced is Kafka's isBalanced: counts differ by at most one, or no
 // member can take a partition from a member with two or more more.
 func (b *general) balanced() bool {
+	if !b.cachedValid {
+		b.cached, b.cachedValid = b.computeBalanced(), true
+	}
+	return b.cached
+}
+
+func (b *general) computeBalanced() bool {
 	if len(b.sorted) == 0 {
 		return true
 	}
@@ -413,10 +426,11 @@ func (b *general) balanced() bool {
 	}
 	l := b.l
 	maxOwner := make([]int, len(l.topics))
-	for gp, m := range b.owner {
-		if m >= 0 && !b.fixed[m] {
-			t := l.topicOf(int32(gp))
-			maxOwner[t] = max(maxOwner[t], b.count[m])
+	for t := range l.topics {
+		for _, m := range b.owner[l.offset[t] : l.offset[t]+l.counts[t]] {
+			if m >= 0 && !b.fixed[m] {
+				maxOwner[t] = max(maxOwner[t], b.count[m])
+			}
 		}
 	}
 	for _, m := range b.sorted {

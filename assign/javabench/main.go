@@ -412,10 +412,11 @@ func shapeCases(s shape, rng *rand.Rand) []benchCase {
 
 func timings(classpath, tmp string, shapes []shape, seed uint64, javaTimeout time.Duration) error {
 	rng := rand.New(rand.NewPCG(seed, 0xbe7c4))
-	fmt.Printf("\ntimings: median of N runs after 2 warm-up runs, each side on the same inputs; Go %s, %s\n", runtime.Version(), javaVersion())
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\tmembers\tpartitions\tstrategy\tgo\tjava\tjava/go\t")
-	defer tw.Flush()
+	fmt.Printf("\ntimings: median of %d-%d runs after %s of warm-up (at least 2 runs), each side on the same inputs; Go %s, %s\n",
+		slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
+		warmup, runtime.Version(), javaVersion())
+	const row = "%-20s %7s %10s  %-18s %10s %10s %8s\n"
+	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go")
 	for _, s := range shapes {
 		for _, c := range shapeCases(s, rng) {
 			path := filepath.Join(tmp, "time.txt")
@@ -434,16 +435,21 @@ func timings(classpath, tmp string, shapes []shape, seed uint64, javaTimeout tim
 					javaCell = dur(javaNS)
 					ratio = fmt.Sprintf("%.1fx", float64(javaNS)/float64(goNS))
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", c.name, s.members, s.topics*s.partitions, name, dur(goNS), javaCell, ratio)
-				tw.Flush()
+				fmt.Printf(row, c.name, strconv.Itoa(len(c.group.Members)), strconv.Itoa(s.topics*s.partitions), name, dur(goNS), javaCell, ratio)
 			}
 		}
 	}
 	return nil
 }
 
+// warmup is how long each side runs an assignor before timing it (at
+// least two runs): the JVM's JIT compiles hot code after thousands of
+// calls, and a benchmark of an interpreted assignor would flatter Go.
+const warmup = 3 * time.Second
+
 func timeGo(a assign.Assignor, g *assign.Group, runs int) int64 {
-	for range 2 {
+	until := time.Now().Add(warmup)
+	for i := 0; i < 2 || time.Now().Before(until); i++ {
 		a.Assign(g)
 	}
 	ns := make([]int64, runs)
@@ -459,7 +465,7 @@ func timeGo(a assign.Assignor, g *assign.Group, runs int) int64 {
 func timeJava(classpath, path, strategy string, runs int, timeout time.Duration) (int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	out, err := java(ctx, classpath, "time", path, strategy, "2", strconv.Itoa(runs))
+	out, err := java(ctx, classpath, "time", path, strategy, strconv.FormatInt(warmup.Milliseconds(), 10), strconv.Itoa(runs))
 	if errors.Is(err, context.DeadlineExceeded) {
 		return 0, fmt.Errorf("over %s", timeout)
 	}

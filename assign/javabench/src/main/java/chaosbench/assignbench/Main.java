@@ -45,7 +45,7 @@ import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignment
  * prints either their times or their assignments (see assign/README.md).
  *
  * <pre>
- * Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP RUNS
+ * Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS
  * </pre>
  *
  * The cases file is line based:
@@ -94,13 +94,13 @@ public final class Main {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 5) {
-            System.err.println("usage: Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP RUNS");
+            System.err.println("usage: Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS");
             System.exit(2);
         }
         String mode = args[0];
         List<Case> cases = read(Path.of(args[1]));
         List<String> strategies = Arrays.asList(args[2].split(","));
-        int warmup = Integer.parseInt(args[3]);
+        long warmupMillis = Long.parseLong(args[3]);
         int runs = Integer.parseInt(args[4]);
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         for (Case c : cases) {
@@ -109,7 +109,7 @@ public final class Main {
                     if (mode.equals("dump")) {
                         dump(out, c, strategy, run(c, strategy));
                     } else {
-                        time(out, c, strategy, warmup, runs);
+                        time(out, c, strategy, warmupMillis, runs);
                     }
                 } catch (Exception | StackOverflowError e) {
                     out.println("error " + c.name + " " + strategy + " " + e.toString().replace('\n', ' '));
@@ -120,8 +120,13 @@ public final class Main {
         out.flush();
     }
 
-    static void time(PrintStream out, Case c, String strategy, int warmup, int runs) {
-        for (int i = 0; i < warmup; i++) {
+    /**
+     * Warms up for warmupMillis (and at least two runs), so that the JIT
+     * has compiled the assignor, then times runs and prints the median.
+     */
+    static void time(PrintStream out, Case c, String strategy, long warmupMillis, int runs) {
+        long until = System.nanoTime() + warmupMillis * 1_000_000L;
+        for (int i = 0; i < 2 || System.nanoTime() < until; i++) {
             run(c, strategy);
         }
         long[] ns = new long[runs];
