@@ -221,7 +221,10 @@ func newLayoutOwned(g *Group, withOwned bool) *layout {
 		allIndex[t] = i
 	}
 	used := make([]bool, len(all))
-	for _, m := range g.Members {
+	for i, m := range g.Members {
+		if i > 0 && slices.Equal(m.Topics, g.Members[i-1].Topics) {
+			continue // the same subscription as the previous member
+		}
 		for _, t := range m.Topics {
 			if i, ok := allIndex[t]; ok {
 				used[i] = true
@@ -250,15 +253,21 @@ func newLayoutOwned(g *Group, withOwned bool) *layout {
 		l.members[i] = m.ID
 		l.inst[i] = m.InstanceID
 		l.raw[i] = m.Topics
-		subs := make([]int, 0, len(m.Topics))
-		for _, t := range m.Topics {
-			if ti, ok := l.index[t]; ok && !l.sub[i*nt+ti] {
-				subs = append(subs, ti)
-				l.sub[i*nt+ti] = true
+		if i > 0 && slices.Equal(m.Topics, g.Members[i-1].Topics) {
+			// The same subscription as the previous member: share it.
+			l.subs[i] = l.subs[i-1]
+			copy(l.sub[i*nt:(i+1)*nt], l.sub[(i-1)*nt:i*nt])
+		} else {
+			subs := make([]int, 0, len(m.Topics))
+			for _, t := range m.Topics {
+				if ti, ok := l.index[t]; ok && !l.sub[i*nt+ti] {
+					subs = append(subs, ti)
+					l.sub[i*nt+ti] = true
+				}
 			}
+			slices.Sort(subs)
+			l.subs[i] = subs
 		}
-		slices.Sort(subs)
-		l.subs[i] = subs
 		if !withOwned {
 			continue
 		}

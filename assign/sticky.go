@@ -45,7 +45,10 @@ func stickyAssign(l *layout, transfers *map[int32]int) [][]int32 {
 // without metadata), as Kafka does.
 func allSubscriptionsEqual(l *layout, order []int) bool {
 	var first map[string]bool
-	for _, m := range order {
+	for i, m := range order {
+		if i > 0 && slices.Equal(l.raw[m], l.raw[order[i-1]]) {
+			continue
+		}
 		if first == nil {
 			first = make(map[string]bool, len(l.raw[m]))
 			for _, t := range l.raw[m] {
