@@ -140,8 +140,7 @@ func checkStickyBalance(t *testing.T, g *Group, a Assignment) {
 }
 
 func homogeneous(g *Group) bool {
-	l := newLayout(g)
-	return allSubscriptionsEqual(l, l.allMembers())
+	return newSpec(g, 0).homogeneous
 }
 
 func TestAllStrategiesValidAndDeterministic(t *testing.T) {
@@ -167,11 +166,11 @@ func TestRangeRule(t *testing.T) {
 		t.Run(a.Name(), func(t *testing.T) {
 			forEachGroup(t, 2, 300, func(t *testing.T, g *Group) {
 				got := a.Assign(g)
-				l := newLayout(g)
+				l := NewSpec(g)
 				for ti, topic := range l.topics {
-					var subs []int
+					var subs []int32
 					for _, m := range l.memberInfoOrder() {
-						if l.subscribes(m, ti) {
+						if l.subscribes(int(m), int32(ti)) {
 							subs = append(subs, m)
 						}
 					}
@@ -293,7 +292,7 @@ func TestCooperativeTwoPhase(t *testing.T) {
 				}
 			}
 		}
-		l := newLayout(g)
+		l := newSpec(g, 0)
 		moved := 0
 		for r, round := range rounds {
 			next := round.Owners()
@@ -393,7 +392,7 @@ func TestJavaHashMapOrder(t *testing.T) {
 	}
 	// "Aa" and "BB" collide (2112, bucket 0 of 16): insertion order;
 	// then "a" (97, bucket 1) and "b" (98, bucket 2).
-	if got := javaHashMapOrder([]string{"BB", "b", "Aa", "a"}); !slices.Equal(got, []int{0, 2, 3, 1}) {
+	if got := javaHashMapOrder([]string{"BB", "b", "Aa", "a"}); !slices.Equal(got, []int32{0, 2, 3, 1}) {
 		t.Errorf("order = %v, want [0 2 3 1]", got)
 	}
 }

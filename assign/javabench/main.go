@@ -3,7 +3,7 @@
 // cross-check (identical assignments on random small groups), then a
 // timing table with ratios. `make bench-assign` runs it.
 //
-//	go run ./assign/javabench [-check N] [-shapes quick|full] [-seed S]
+//	go run ./assign/javabench [-check N] [-shapes quick|full|none] [-seed S]
 //
 // It builds the Java timing program in this folder with Maven, passing
 // -Dkafka.version from cluster.KafkaVersion, the one place the version is
@@ -42,8 +42,8 @@ func main() {
 }
 
 func run() error {
-	check := flag.Int("check", 600, "random groups to cross-check against the Java assignors (0: none)")
-	shapes := flag.String("shapes", "full", "timing shapes: quick (up to 1,000 members) or full (up to 10,000 members, 100,000 partitions)")
+	check := flag.Int("check", 2000, "random groups to cross-check against the Java assignors (0: none)")
+	shapes := flag.String("shapes", "full", "timing shapes: quick (up to 2,125 members), full (up to 10,000 members, 100,000 partitions) or none (the cross-check only)")
 	seed := flag.Uint64("seed", 1, "seed of the random groups")
 	javaTimeout := flag.Duration("java-timeout", 5*time.Minute, "how long one Java timing may take before it is reported as a timeout")
 	dir := flag.String("dir", "", "the folder of pom.xml (default: this command's source folder)")
@@ -79,8 +79,10 @@ func run() error {
 		list = quickShapes
 	case "full":
 		list = fullShapes
+	case "none":
+		return nil
 	default:
-		return fmt.Errorf("-shapes %q: expected quick or full", *shapes)
+		return fmt.Errorf("-shapes %q: expected quick, full or none", *shapes)
 	}
 	return timings(classpath, tmp, list, *seed, *javaTimeout)
 }
@@ -224,8 +226,14 @@ func crossCheck(classpath, tmp string, n int, seed uint64) error {
 				}
 				continue
 			}
-			got := a.Assign(c.group)
-			if d := compare(got, java[key]); d != "" {
+			// Both entry points: from the group, and from its Spec.
+			d := compare(a.Assign(c.group), java[key])
+			if d == "" {
+				if d = compare(a.AssignSpec(assign.NewSpec(c.group)).Assignment(), java[key]); d != "" {
+					d = "AssignSpec: " + d
+				}
+			}
+			if d != "" {
 				diff++
 				if len(failed) < 5 {
 					failed = append(failed, fmt.Sprintf("%s: %s", key, d))
@@ -415,6 +423,7 @@ func timings(classpath, tmp string, shapes []shape, seed uint64, javaTimeout tim
 	fmt.Printf("\ntimings: median of %d-%d runs after %s of warm-up (at least 2 runs), each side on the same inputs; Go %s, %s\n",
 		slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
 		warmup, runtime.Version(), javaVersion())
+	fmt.Print(timedRegions)
 	const row = "%-20s %7s %10s  %-18s %10s %10s %8s\n"
 	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go")
 	for _, s := range shapes {
@@ -423,9 +432,10 @@ func timings(classpath, tmp string, shapes []shape, seed uint64, javaTimeout tim
 			if err := writeCases(path, []benchCase{c}); err != nil {
 				return err
 			}
+			spec := assign.NewSpec(c.group)
 			for _, name := range assign.Names() {
 				a, _ := assign.Lookup(name)
-				goNS := timeGo(a, c.group, s.runs)
+				goNS := timeGo(a, c.group, spec, s.runs)
 				javaNS, javaErr := timeJava(classpath, path, name, s.runs, javaTimeout)
 				ratio, javaCell := "", ""
 				switch {
@@ -442,20 +452,43 @@ func timings(classpath, tmp string, shapes []shape, seed uint64, javaTimeout tim
 	return nil
 }
 
+// timedRegions says what each side's timings include.
+const timedRegions = `timed regions:
+  classic (range, roundrobin, sticky, cooperative-sticky): names in, names out.
+    Java: assignor.assign(partitionsPerTopic, subscriptions), from a HashMap<String, Integer> and the
+          leader's HashMap<String, Subscription> (topic lists, owned partitions or, for sticky, user
+          data it decodes) to a Map<String, List<TopicPartition>>.
+    Go:   Assign(group), from a Group (topic counts, members with topic lists and owned
+          map[topic][]partition) to an Assignment (map[member]map[topic][]partition).
+  consumer protocol (consumer-uniform, consumer-range): precomputed group in, target out.
+    Java: assignor.assign(groupSpec, topicDescriber), from a GroupSpecImpl (members with subscribed topic
+          id sets and current assignments, subscription type, partition owners) to a GroupAssignment
+          (per member, a map of topic id to a partition set: RangeSets for range).
+    Go:   AssignSpec(spec), from a Spec (NewSpec, not timed: members with subscribed topic numbers and
+          owned partition numbers, subscription type, member order by id, partition owners) to a
+          Placement (per member, its partition numbers ascending, in one flat array).
+`
+
 // warmup is how long each side runs an assignor before timing it (at
 // least two runs): the JVM's JIT compiles hot code after thousands of
 // calls, and a benchmark of an interpreted assignor would flatter Go.
 const warmup = 3 * time.Second
 
-func timeGo(a assign.Assignor, g *assign.Group, runs int) int64 {
+// timeGo times a on g as timedRegions says: the consumer protocol's
+// strategies from the precomputed spec, the others from the group.
+func timeGo(a assign.Assignor, g *assign.Group, spec *assign.Spec, runs int) int64 {
+	run := func() { a.Assign(g) }
+	if a.Protocol() == assign.Consumer {
+		run = func() { a.AssignSpec(spec) }
+	}
 	until := time.Now().Add(warmup)
 	for i := 0; i < 2 || time.Now().Before(until); i++ {
-		a.Assign(g)
+		run()
 	}
 	ns := make([]int64, runs)
 	for i := range ns {
 		start := time.Now()
-		a.Assign(g)
+		run()
 		ns[i] = time.Since(start).Nanoseconds()
 	}
 	slices.Sort(ns)

@@ -1,0 +1,285 @@
+package assign
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Spec is a group in the form the models compute on: topics, members and
+// partitions numbered densely, subscriptions as sets of topic numbers,
+// previous assignments as partition numbers. It is the counterpart of what
+// Kafka's group coordinator keeps up to date between rebalances and hands
+// its server-side assignors (GroupSpec: each member's subscribed topic ids
+// and current assignment, the owner of every partition, whether all
+// subscriptions are the same), so that an assignment starts from numbers,
+// not from strings and maps.
+//
+// Partitions are numbered across topics: the topics that exist and that
+// some member subscribes to, sorted by name, partition p of topic t being
+// number Offset(t)+p. Members keep the order of Group.Members.
+//
+// A Spec is not changed by the assignors: it can be reused for any number
+// of assignments, from several goroutines.
+type Spec struct {
+	topics []string         // sorted: topics with a partition count and a subscriber
+	index  map[string]int32 // topic name -> number
+	counts []int32          // topic -> partition count
+	offset []int32          // topic -> number of its partition 0; offset[len(topics)] = total
+	total  int32
+
+	members []string // member ids, in the group's order
+	inst    []string // member -> group.instance.id or ""
+
+	// Members with the same subscription (as a set of names, existing
+	// topics or not) share a class.
+	class       []int32   // member -> class
+	classTopics [][]int32 // class -> subscribed topic numbers, ascending
+	classSub    []bool    // class*len(topics)+topic -> subscribed
+	homogeneous bool      // one class: Kafka's HOMOGENEOUS subscription type
+
+	owned [][]int32 // member -> owned partitions (of the topics above), ascending
+
+	// Derived data that NewSpec computes and the internal path of Assign
+	// leaves out (nil): the models compute it when absent.
+	byID  []int32 // members sorted by member id
+	owner []int32 // partition -> member that owned it, -1: none
+}
+
+// specParts selects what newSpec computes.
+type specParts uint8
+
+const (
+	specOwned   specParts = 1 << iota // the members' owned partitions
+	specDerived                       // byID and owner
+)
+
+// NewSpec compiles a valid group (Group.Validate) into a Spec, with
+// everything the assignors read precomputed: the members' owned
+// partitions, the member order by id, the owner of each partition.
+func NewSpec(g *Group) *Spec { return newSpec(g, specOwned|specDerived) }
+
+// newSpec compiles g, computing only the parts asked for.
+func newSpec(g *Group, parts specParts) *Spec {
+	s := &Spec{}
+	// Only topics that some member subscribes to take part, as in Kafka.
+	used := make(map[string]bool, len(g.Topics))
+	for i, m := range g.Members {
+		if i > 0 && sameTopics(m.Topics, g.Members[i-1].Topics) {
+			continue
+		}
+		for _, t := range m.Topics {
+			if _, ok := g.Topics[t]; ok {
+				used[t] = true
+			}
+		}
+	}
+	s.topics = make([]string, 0, len(used))
+	for t := range used {
+		s.topics = append(s.topics, t)
+	}
+	slices.Sort(s.topics)
+	nt := len(s.topics)
+	s.index = make(map[string]int32, nt)
+	s.counts = make([]int32, nt)
+	s.offset = make([]int32, nt+1)
+	for i, t := range s.topics {
+		s.index[t] = int32(i)
+		s.counts[i] = g.Topics[t]
+		s.offset[i] = s.total
+		s.total += g.Topics[t]
+	}
+	s.offset[nt] = s.total
+
+	n := len(g.Members)
+	s.members = make([]string, n)
+	s.inst = make([]string, n)
+	s.class = make([]int32, n)
+	var classes map[string]int32 // canonical subscription -> class
+	for i, m := range g.Members {
+		s.members[i] = m.ID
+		s.inst[i] = m.InstanceID
+		if i > 0 && sameTopics(m.Topics, g.Members[i-1].Topics) {
+			s.class[i] = s.class[i-1]
+			continue
+		}
+		key := canonicalTopics(m.Topics)
+		if c, ok := classes[key]; ok {
+			s.class[i] = c
+			continue
+		}
+		if classes == nil {
+			classes = make(map[string]int32)
+		}
+		c := int32(len(s.classTopics))
+		classes[key] = c
+		s.class[i] = c
+		var subs []int32
+		row := make([]bool, nt)
+		for _, t := range m.Topics {
+			if ti, ok := s.index[t]; ok && !row[ti] {
+				row[ti] = true
+				subs = append(subs, ti)
+			}
+		}
+		slices.Sort(subs)
+		s.classTopics = append(s.classTopics, subs)
+		s.classSub = append(s.classSub, row...)
+	}
+	s.homogeneous = len(s.classTopics) <= 1
+
+	if parts&specOwned != 0 {
+		s.owned = make([][]int32, n)
+		var flat []int32
+		ends := make([]int, n)
+		for i, m := range g.Members {
+			begin := len(flat)
+			for t, ps := range m.Owned {
+				ti, ok := s.index[t]
+				if !ok {
+					continue
+				}
+				for _, p := range ps {
+					flat = append(flat, s.offset[ti]+p)
+				}
+			}
+			slices.Sort(flat[begin:])
+			ends[i] = len(flat)
+		}
+		begin := 0
+		for i, end := range ends {
+			s.owned[i] = flat[begin:end:end]
+			begin = end
+		}
+	}
+	if parts&specDerived != 0 {
+		s.byID = s.sortedByID()
+		if s.owned != nil {
+			s.owner = s.previousOwners()
+		}
+	}
+	return s
+}
+
+// sameTopics reports whether two subscriptions are the same list (the
+// common case of members sharing one subscription).
+func sameTopics(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
+// canonicalTopics is a subscription as a set: its names sorted.
+func canonicalTopics(topics []string) string {
+	if len(topics) == 1 {
+		return topics[0]
+	}
+	sorted := slices.Clone(topics)
+	slices.Sort(sorted)
+	return strings.Join(sorted, "\x00")
+}
+
+// NumMembers returns the number of members.
+func (s *Spec) NumMembers() int { return len(s.members) }
+
+// MemberID returns the id of member i.
+func (s *Spec) MemberID(i int) string { return s.members[i] }
+
+// NumPartitions returns the number of partitions of the subscribed topics.
+func (s *Spec) NumPartitions() int { return int(s.total) }
+
+// TopicPartition returns the topic and partition of partition number gp.
+func (s *Spec) TopicPartition(gp int32) TopicPartition {
+	t := s.topicOf(gp)
+	return TopicPartition{s.topics[t], gp - s.offset[t]}
+}
+
+// subs returns the topics member m subscribes to, ascending.
+func (s *Spec) subs(m int) []int32 { return s.classTopics[s.class[m]] }
+
+// subscribes reports whether member m subscribes to topic t.
+func (s *Spec) subscribes(m int, t int32) bool {
+	return s.classSub[int(s.class[m])*len(s.topics)+int(t)]
+}
+
+// topicOf returns the topic number of partition gp.
+func (s *Spec) topicOf(gp int32) int32 {
+	i, _ := slices.BinarySearch(s.offset, gp+1)
+	return int32(i - 1)
+}
+
+// sortedByID returns the members sorted by member id: the precomputed
+// order if there is one, else a fresh one.
+func (s *Spec) sortedByID() []int32 {
+	if s.byID != nil {
+		return s.byID
+	}
+	out := make([]int32, len(s.members))
+	for i := range out {
+		out[i] = int32(i)
+	}
+	slices.SortFunc(out, func(a, b int32) int { return strings.Compare(s.members[a], s.members[b]) })
+	return out
+}
+
+// previousOwners returns the owner of each partition before this
+// rebalance (-1: none): the precomputed one if there is one, else a fresh
+// one.
+func (s *Spec) previousOwners() []int32 {
+	if s.owner != nil {
+		return s.owner
+	}
+	owner := make([]int32, s.total)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for m, ps := range s.owned {
+		for _, gp := range ps {
+			owner[gp] = int32(m)
+		}
+	}
+	return owner
+}
+
+// memberInfoOrder returns all members sorted as Kafka's MemberInfo
+// compares them: static members (with an instance id) first, by instance
+// id; then the others by member id. It sorts a copy of the order by id,
+// as Kafka sorts the coordinator's member ids (little work when few
+// members are static).
+func (s *Spec) memberInfoOrder() []int32 {
+	var out []int32
+	if s.byID != nil {
+		out = slices.Clone(s.byID)
+	} else {
+		out = s.allMembers()
+	}
+	slices.SortFunc(out, func(a, b int32) int {
+		ia, ib := s.inst[a], s.inst[b]
+		switch {
+		case ia != "" && ib != "":
+			return strings.Compare(ia, ib)
+		case ia != "":
+			return -1
+		case ib != "":
+			return 1
+		}
+		return strings.Compare(s.members[a], s.members[b])
+	})
+	return out
+}
+
+// allMembers returns 0, 1, ..., members-1.
+func (s *Spec) allMembers() []int32 {
+	out := make([]int32, len(s.members))
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
+}
+
+// compareIDs orders members by member id.
+func (s *Spec) compareIDs(a, b int32) int { return cmp.Compare(s.members[a], s.members[b]) }
