@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -395,4 +396,51 @@ func TestJavaHashMapOrder(t *testing.T) {
 	if got := javaHashMapOrder([]string{"BB", "b", "Aa", "a"}); !slices.Equal(got, []int32{0, 2, 3, 1}) {
 		t.Errorf("order = %v, want [0 2 3 1]", got)
 	}
+}
+
+// sortByKey orders as a comparison of the strings does, whatever the
+// shared prefix, the lengths and the ties within its 8-byte windows.
+func TestSortByKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 7))
+	alphabet := []string{"", "a", "b", "consumer-", "consumer-1", "\x00", "\xff", "-", "12345678", "1234567"}
+	for round := range 500 {
+		n := 1 + rng.IntN(300)
+		keys := make([]string, n)
+		seen := map[string]bool{}
+		for i := range keys {
+			for {
+				var b []byte
+				for range rng.IntN(5) {
+					b = append(b, alphabet[rng.IntN(len(alphabet))]...)
+				}
+				if round%2 == 0 {
+					b = append([]byte("shared-prefix-"), b...)
+				}
+				if k := string(b); !seen[k] {
+					seen[k] = true
+					keys[i] = k
+					break
+				}
+			}
+		}
+		members := make([]int32, n)
+		for i := range members {
+			members[i] = int32(i)
+		}
+		rng.Shuffle(n, func(i, j int) { members[i], members[j] = members[j], members[i] })
+		want := slices.Clone(members)
+		slices.SortFunc(want, func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+		sortByKey(members, keys)
+		if !slices.Equal(members, want) {
+			t.Fatalf("round %d: sortByKey gave %q, want %q", round, pick(keys, members), pick(keys, want))
+		}
+	}
+}
+
+func pick(keys []string, members []int32) []string {
+	out := make([]string, len(members))
+	for i, m := range members {
+		out[i] = keys[m]
+	}
+	return out
 }

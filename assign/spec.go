@@ -1,7 +1,7 @@
 package assign
 
 import (
-	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -218,11 +218,8 @@ func (s *Spec) sortedByID() []int32 {
 	if s.byID != nil {
 		return s.byID
 	}
-	out := make([]int32, len(s.members))
-	for i := range out {
-		out[i] = int32(i)
-	}
-	slices.SortFunc(out, func(a, b int32) int { return strings.Compare(s.members[a], s.members[b]) })
+	out := s.allMembers()
+	sortByKey(out, s.members)
 	return out
 }
 
@@ -247,29 +244,91 @@ func (s *Spec) previousOwners() []int32 {
 
 // memberInfoOrder returns all members sorted as Kafka's MemberInfo
 // compares them: static members (with an instance id) first, by instance
-// id; then the others by member id. It sorts a copy of the order by id,
-// as Kafka sorts the coordinator's member ids (little work when few
-// members are static).
+// id; then the others by member id. With the order by id precomputed, it
+// sorts a copy of it, as Kafka sorts the coordinator's member ids (little
+// work when few members are static).
 func (s *Spec) memberInfoOrder() []int32 {
-	var out []int32
 	if s.byID != nil {
-		out = slices.Clone(s.byID)
-	} else {
-		out = s.allMembers()
+		out := slices.Clone(s.byID)
+		slices.SortFunc(out, s.compareMemberInfo)
+		return out
 	}
-	slices.SortFunc(out, func(a, b int32) int {
-		ia, ib := s.inst[a], s.inst[b]
-		switch {
-		case ia != "" && ib != "":
-			return strings.Compare(ia, ib)
-		case ia != "":
-			return -1
-		case ib != "":
-			return 1
+	out := s.allMembers()
+	static := 0
+	for i, m := range out {
+		if s.inst[m] != "" {
+			out[static], out[i] = out[i], out[static]
+			static++
 		}
-		return strings.Compare(s.members[a], s.members[b])
-	})
+	}
+	sortByKey(out[:static], s.inst)
+	sortByKey(out[static:], s.members)
 	return out
+}
+
+func (s *Spec) compareMemberInfo(a, b int32) int {
+	ia, ib := s.inst[a], s.inst[b]
+	switch {
+	case ia != "" && ib != "":
+		return strings.Compare(ia, ib)
+	case ia != "":
+		return -1
+	case ib != "":
+		return 1
+	}
+	return strings.Compare(s.members[a], s.members[b])
+}
+
+// sortByKey sorts members (indexes into keys) by their keys. It sorts
+// numbers, not strings: each member's number holds, in its high bits, the
+// first bytes of its key after the prefix that all of them share (ids
+// such as consumer-<n>-<uuid> share one), and its index in the low bits;
+// members whose high bits are equal are then compared in full.
+func sortByKey(members []int32, keys []string) {
+	if len(members) < 2 {
+		return
+	}
+	first := keys[members[0]]
+	prefix := len(first)
+	for _, m := range members[1:] {
+		k := keys[m]
+		n := min(prefix, len(k))
+		i := 0
+		for i < n && k[i] == first[i] {
+			i++
+		}
+		prefix = i
+	}
+	indexBits := bits.Len(uint(len(members) - 1))
+	sorted := make([]uint64, len(members))
+	for i, m := range members {
+		k := keys[m][prefix:]
+		var window uint64 // the 8 bytes after the prefix, big-endian, 0-padded
+		for j := range 8 {
+			window <<= 8
+			if j < len(k) {
+				window |= uint64(k[j])
+			}
+		}
+		sorted[i] = window>>indexBits<<indexBits | uint64(i)
+	}
+	slices.Sort(sorted)
+	mask := uint64(1)<<indexBits - 1
+	byIndex := slices.Clone(members)
+	for i, v := range sorted {
+		members[i] = byIndex[v&mask]
+	}
+	// Equal high bits: compare the keys in full.
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j]>>indexBits == sorted[i]>>indexBits {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(members[i:j], func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+		}
+		i = j
+	}
 }
 
 // allMembers returns 0, 1, ..., members-1.
@@ -280,6 +339,3 @@ func (s *Spec) allMembers() []int32 {
 	}
 	return out
 }
-
-// compareIDs orders members by member id.
-func (s *Spec) compareIDs(a, b int32) int { return cmp.Compare(s.members[a], s.members[b]) }

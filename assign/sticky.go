@@ -91,8 +91,8 @@ func (b *constrained) build() []int32 {
 			}
 		}
 	}
-	slices.SortFunc(b.underMin, s.compareIDs)
-	slices.SortFunc(b.exactMin, s.compareIDs)
+	sortByKey(b.underMin, s.members)
+	sortByKey(b.exactMin, s.members)
 
 	// Round robin the rest: first up to minQuota, then one more each to
 	// the members at minQuota until the expected number is at maxQuota.

@@ -308,7 +308,8 @@ func (u *uniformHeterogeneous) balanceTopic(t int32, b *balancer) int {
 type balancer struct {
 	size        []int // shared with the builder
 	sorted      []int
-	leastEnd    int // exclusive
+	counts      []int // sortBySize's buffer
+	leastEnd    int   // exclusive
 	leastCount  int
 	nextLeast   int
 	mostStart   int // inclusive
@@ -318,14 +319,10 @@ type balancer struct {
 }
 
 // init starts a walk over members and returns the spread of their sizes.
+// init starts a walk over members (ascending) and returns the spread of
+// their sizes.
 func (b *balancer) init(members []int) int {
-	b.sorted = append(b.sorted[:0], members...)
-	slices.SortFunc(b.sorted, func(x, y int) int {
-		if c := cmp.Compare(b.size[x], b.size[y]); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
+	b.sortBySize(members)
 	n := len(b.sorted)
 	b.leastEnd = 0
 	b.leastCount = b.size[b.sorted[0]] - 1
@@ -334,6 +331,41 @@ func (b *balancer) init(members []int) int {
 	b.mostCount = b.size[b.sorted[n-1]] + 1
 	b.nextMostIdx = n - 1
 	return b.size[b.sorted[n-1]] - b.size[b.sorted[0]]
+}
+
+// sortBySize sets sorted to members (ascending) sorted by size, then
+// member index: a counting sort by size, which keeps the members' order
+// within a size, when sizes span few values (they differ by little once
+// assigned); a comparison sort otherwise.
+func (b *balancer) sortBySize(members []int) {
+	lo, hi := b.size[members[0]], b.size[members[0]]
+	for _, m := range members[1:] {
+		lo, hi = min(lo, b.size[m]), max(hi, b.size[m])
+	}
+	b.sorted = slices.Grow(b.sorted[:0], len(members))[:len(members)]
+	if span := hi - lo + 1; span <= 2*len(members)+64 {
+		b.counts = slices.Grow(b.counts[:0], span+1)[:span+1]
+		clear(b.counts)
+		for _, m := range members {
+			b.counts[b.size[m]-lo+1]++
+		}
+		for i := 1; i <= span; i++ {
+			b.counts[i] += b.counts[i-1]
+		}
+		for _, m := range members {
+			k := b.size[m] - lo
+			b.sorted[b.counts[k]] = m
+			b.counts[k]++
+		}
+		return
+	}
+	copy(b.sorted, members)
+	slices.SortFunc(b.sorted, func(x, y int) int {
+		if c := cmp.Compare(b.size[x], b.size[y]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
 }
 
 func (b *balancer) nextLeastLoaded() int {

@@ -3,7 +3,7 @@
 // cross-check (identical assignments on random small groups), then a
 // timing table with ratios. `make bench-assign` runs it.
 //
-//	go run ./assign/javabench [-check N] [-shapes quick|full|none] [-seed S]
+//	go run ./assign/javabench [-check N] [-shapes quick|full|none|NAME,...] [-strategies all|NAME,...] [-seed S]
 //
 // It builds the Java timing program in this folder with Maven, passing
 // -Dkafka.version from cluster.KafkaVersion, the one place the version is
@@ -37,18 +37,55 @@ import (
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "javabench:", err)
+		if errors.As(err, new(usageError)) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
 
+// usageError is a bad flag (exit status 2).
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
 func run() error {
 	check := flag.Int("check", 2000, "random groups to cross-check against the Java assignors (0: none)")
-	shapes := flag.String("shapes", "full", "timing shapes: quick (up to 2,125 members), full (up to 10,000 members, 100,000 partitions) or none (the cross-check only)")
+	shapes := flag.String("shapes", "full", "timing shapes: quick (up to 2,125 members), full (up to 10,000 members, 100,000 partitions), none (the cross-check only) or a comma-separated list of shape names")
+	strategies := flag.String("strategies", "all", "strategies to time: all or a comma-separated list")
 	seed := flag.Uint64("seed", 1, "seed of the random groups")
 	javaTimeout := flag.Duration("java-timeout", 5*time.Minute, "how long one Java timing may take before it is reported as a timeout")
 	dir := flag.String("dir", "", "the folder of pom.xml (default: this command's source folder)")
 	keep := flag.Bool("keep", false, "keep the generated input files (their folder is printed)")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		return usageError(fmt.Sprintf("unexpected argument %q", flag.Arg(0)))
+	}
+	var list []shape
+	switch *shapes {
+	case "quick":
+		list = quickShapes
+	case "full":
+		list = fullShapes
+	case "none":
+	default:
+		for _, name := range strings.Split(*shapes, ",") {
+			i := slices.IndexFunc(fullShapes, func(s shape) bool { return s.name == name })
+			if i < 0 {
+				return usageError(fmt.Sprintf("-shapes: unknown shape %q; expected quick, full, none or names from %s", name, shapeNames()))
+			}
+			list = append(list, fullShapes[i])
+		}
+	}
+	names := assign.Names()
+	if *strategies != "all" {
+		names = strings.Split(*strategies, ",")
+		for _, n := range names {
+			if _, err := assign.Lookup(n); err != nil {
+				return usageError("-strategies: " + err.Error())
+			}
+		}
+	}
 
 	if *dir == "" {
 		_, file, _, _ := runtime.Caller(0)
@@ -73,18 +110,10 @@ func run() error {
 			return err
 		}
 	}
-	var list []shape
-	switch *shapes {
-	case "quick":
-		list = quickShapes
-	case "full":
-		list = fullShapes
-	case "none":
+	if len(list) == 0 {
 		return nil
-	default:
-		return fmt.Errorf("-shapes %q: expected quick, full or none", *shapes)
 	}
-	return timings(classpath, tmp, list, *seed, *javaTimeout)
+	return timings(classpath, tmp, list, names, *seed, *javaTimeout)
 }
 
 // build packages the Java program and returns its class path.
@@ -185,7 +214,7 @@ func crossCheck(classpath, tmp string, n int, seed uint64) error {
 	if err := writeCases(path, cases); err != nil {
 		return err
 	}
-	out, err := java(context.Background(), classpath, "dump", path, strings.Join(assign.Names(), ","), "0", "1")
+	out, err := java(context.Background(), classpath, "dump", path, strings.Join(assign.Names(), ","), "0", "1", "0", "1")
 	if err != nil {
 		return err
 	}
@@ -377,6 +406,14 @@ var fullShapes = append(slices.Clone(quickShapes),
 	shape{"10000m-100k", 10000, 10, 10000, false, 3},
 )
 
+func shapeNames() string {
+	var names []string
+	for _, s := range fullShapes {
+		names = append(names, s.name)
+	}
+	return strings.Join(names, ", ")
+}
+
 // shapeCases returns the shape's two cases: "fresh" (a new group, nothing
 // owned) and "churn" (the group after a balanced assignment, with 10% of
 // the members gone and as many new ones joined).
@@ -418,38 +455,55 @@ func shapeCases(s shape, rng *rand.Rand) []benchCase {
 	return []benchCase{fresh, {s.name + "/churn", churn}}
 }
 
-func timings(classpath, tmp string, shapes []shape, seed uint64, javaTimeout time.Duration) error {
+// timings times the strategies named on the shapes. The groups of every
+// shape of fullShapes are generated in order from the seed, so that a
+// shape gets the same groups whichever shapes are timed.
+func timings(classpath, tmp string, shapes []shape, strategies []string, seed uint64, javaTimeout time.Duration) error {
 	rng := rand.New(rand.NewPCG(seed, 0xbe7c4))
-	fmt.Printf("\ntimings: median of %d-%d runs after %s of warm-up (at least 2 runs), each side on the same inputs; Go %s, %s\n",
-		slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
-		warmup, runtime.Version(), javaVersion())
+	fmt.Printf("\ntimings: after %s of warm-up (at least 2 runs), each side times single runs for %s (at least %d-%d runs, at most %d) on the same inputs and reports their median and minimum; Go %s, %s\n",
+		warmup, measureFor, slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
+		maxRuns, runtime.Version(), javaVersion())
 	fmt.Print(timedRegions)
-	const row = "%-20s %7s %10s  %-18s %10s %10s %8s\n"
-	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go")
-	for _, s := range shapes {
-		for _, c := range shapeCases(s, rng) {
+	const row = "%-20s %7s %10s  %-18s %10s %10s %8s %10s %10s %8s\n"
+	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go", "go min", "java min", "min j/g")
+	for _, s := range fullShapes {
+		cases := shapeCases(s, rng)
+		if !slices.ContainsFunc(shapes, func(t shape) bool { return t.name == s.name }) {
+			continue
+		}
+		for _, c := range cases {
 			path := filepath.Join(tmp, "time.txt")
 			if err := writeCases(path, []benchCase{c}); err != nil {
 				return err
 			}
 			spec := assign.NewSpec(c.group)
-			for _, name := range assign.Names() {
+			for _, name := range strategies {
 				a, _ := assign.Lookup(name)
-				goNS := timeGo(a, c.group, spec, s.runs)
-				javaNS, javaErr := timeJava(classpath, path, name, s.runs, javaTimeout)
-				ratio, javaCell := "", ""
-				switch {
-				case javaErr != nil:
-					javaCell = javaErr.Error()
-				default:
-					javaCell = dur(javaNS)
-					ratio = fmt.Sprintf("%.1fx", float64(javaNS)/float64(goNS))
+				goT := timeGo(a, c.group, spec, s.runs)
+				javaT, javaErr := timeJava(classpath, path, name, s.runs, javaTimeout)
+				cells := []string{c.name, strconv.Itoa(len(c.group.Members)), strconv.Itoa(s.topics * s.partitions), name,
+					dur(goT.median), "", "", dur(goT.min), "", ""}
+				if javaErr != nil {
+					cells[5] = javaErr.Error()
+				} else {
+					cells[5], cells[6] = dur(javaT.median), ratio(javaT.median, goT.median)
+					cells[8], cells[9] = dur(javaT.min), ratio(javaT.min, goT.min)
 				}
-				fmt.Printf(row, c.name, strconv.Itoa(len(c.group.Members)), strconv.Itoa(s.topics*s.partitions), name, dur(goNS), javaCell, ratio)
+				fmt.Printf(row, anys(cells)...)
 			}
 		}
 	}
 	return nil
+}
+
+func ratio(java, goNS int64) string { return fmt.Sprintf("%.1fx", float64(java)/float64(goNS)) }
+
+func anys(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
 }
 
 // timedRegions says what each side's timings include.
@@ -474,9 +528,20 @@ const timedRegions = `timed regions:
 // calls, and a benchmark of an interpreted assignor would flatter Go.
 const warmup = 3 * time.Second
 
+// measureFor is how long each side goes on timing single runs after the
+// shape's minimum number of runs, up to maxRuns: small shapes get
+// thousands of runs, which steadies their median on a shared machine.
+const (
+	measureFor = time.Second
+	maxRuns    = 100000
+)
+
+// timing is the median and the minimum of a side's runs.
+type timing struct{ median, min int64 }
+
 // timeGo times a on g as timedRegions says: the consumer protocol's
 // strategies from the precomputed spec, the others from the group.
-func timeGo(a assign.Assignor, g *assign.Group, spec *assign.Spec, runs int) int64 {
+func timeGo(a assign.Assignor, g *assign.Group, spec *assign.Spec, runs int) timing {
 	run := func() { a.Assign(g) }
 	if a.Protocol() == assign.Consumer {
 		run = func() { a.AssignSpec(spec) }
@@ -485,36 +550,40 @@ func timeGo(a assign.Assignor, g *assign.Group, spec *assign.Spec, runs int) int
 	for i := 0; i < 2 || time.Now().Before(until); i++ {
 		run()
 	}
-	ns := make([]int64, runs)
-	for i := range ns {
+	var ns []int64
+	until = time.Now().Add(measureFor)
+	for len(ns) < runs || len(ns) < maxRuns && time.Now().Before(until) {
 		start := time.Now()
 		run()
-		ns[i] = time.Since(start).Nanoseconds()
+		ns = append(ns, time.Since(start).Nanoseconds())
 	}
 	slices.Sort(ns)
-	return ns[len(ns)/2]
+	return timing{median: ns[len(ns)/2], min: ns[0]}
 }
 
-func timeJava(classpath, path, strategy string, runs int, timeout time.Duration) (int64, error) {
+func timeJava(classpath, path, strategy string, runs int, timeout time.Duration) (timing, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	out, err := java(ctx, classpath, "time", path, strategy, strconv.FormatInt(warmup.Milliseconds(), 10), strconv.Itoa(runs))
+	out, err := java(ctx, classpath, "time", path, strategy, strconv.FormatInt(warmup.Milliseconds(), 10), strconv.Itoa(runs),
+		strconv.FormatInt(measureFor.Milliseconds(), 10), strconv.Itoa(maxRuns))
 	if errors.Is(err, context.DeadlineExceeded) {
-		return 0, fmt.Errorf("over %s", timeout)
+		return timing{}, fmt.Errorf("over %s", timeout)
 	}
 	if err != nil {
-		return 0, err
+		return timing{}, err
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 4 && f[0] == "time" {
-			return strconv.ParseInt(f[3], 10, 64)
+		if len(f) >= 5 && f[0] == "time" {
+			median, err1 := strconv.ParseInt(f[3], 10, 64)
+			min, err2 := strconv.ParseInt(f[4], 10, 64)
+			return timing{median, min}, errors.Join(err1, err2)
 		}
 		if len(f) >= 1 && f[0] == "error" {
-			return 0, errors.New("error: " + strings.Join(f[3:], " "))
+			return timing{}, errors.New("error: " + strings.Join(f[3:], " "))
 		}
 	}
-	return 0, fmt.Errorf("no time in the Java output: %q", out)
+	return timing{}, fmt.Errorf("no time in the Java output: %q", out)
 }
 
 func dur(ns int64) string {

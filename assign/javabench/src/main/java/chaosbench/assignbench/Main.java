@@ -45,7 +45,7 @@ import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignment
  * prints either their times or their assignments (see assign/README.md).
  *
  * <pre>
- * Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS
+ * Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS MEASURE_MS MAX_RUNS
  * </pre>
  *
  * The cases file is line based:
@@ -93,8 +93,8 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS");
+        if (args.length != 7) {
+            System.err.println("usage: Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS MEASURE_MS MAX_RUNS");
             System.exit(2);
         }
         String mode = args[0];
@@ -102,6 +102,8 @@ public final class Main {
         List<String> strategies = Arrays.asList(args[2].split(","));
         long warmupMillis = Long.parseLong(args[3]);
         int runs = Integer.parseInt(args[4]);
+        long measureMillis = Long.parseLong(args[5]);
+        int maxRuns = Integer.parseInt(args[6]);
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         for (Case c : cases) {
             for (String strategy : strategies) {
@@ -109,7 +111,7 @@ public final class Main {
                     if (mode.equals("dump")) {
                         dump(out, c, strategy, run(c, strategy));
                     } else {
-                        time(out, c, strategy, warmupMillis, runs);
+                        time(out, c, strategy, warmupMillis, runs, measureMillis, maxRuns);
                     }
                 } catch (Exception | StackOverflowError e) {
                     out.println("error " + c.name + " " + strategy + " " + e.toString().replace('\n', ' '));
@@ -122,22 +124,32 @@ public final class Main {
 
     /**
      * Warms up for warmupMillis (and at least two runs), so that the JIT
-     * has compiled the assignor, then times runs and prints the median.
+     * has compiled the assignor, then times single runs, at least runs of
+     * them and more for measureMillis (up to maxRuns), and prints their
+     * median and minimum. Only the assignor's call is timed, not the
+     * preparation of its input.
      */
-    static void time(PrintStream out, Case c, String strategy, long warmupMillis, int runs) {
+    static void time(PrintStream out, Case c, String strategy, long warmupMillis, int runs, long measureMillis, int maxRuns) {
         long until = System.nanoTime() + warmupMillis * 1_000_000L;
         for (int i = 0; i < 2 || System.nanoTime() < until; i++) {
             run(c, strategy);
         }
-        long[] ns = new long[runs];
-        for (int i = 0; i < runs; i++) {
+        long[] ns = new long[Math.max(runs, 16)];
+        int n = 0;
+        until = System.nanoTime() + measureMillis * 1_000_000L;
+        while (n < runs || n < maxRuns && System.nanoTime() < until) {
             Runnable r = prepare(c, strategy);
             long start = System.nanoTime();
             r.run();
-            ns[i] = System.nanoTime() - start;
+            long elapsed = System.nanoTime() - start;
+            if (n == ns.length) {
+                ns = Arrays.copyOf(ns, 2 * n);
+            }
+            ns[n++] = elapsed;
         }
+        ns = Arrays.copyOf(ns, n);
         Arrays.sort(ns);
-        out.println("time " + c.name + " " + strategy + " " + ns[runs / 2] + " " + ns[0]);
+        out.println("time " + c.name + " " + strategy + " " + ns[n / 2] + " " + ns[0]);
     }
 
     /** The assignment of one run, member -> topic -> partitions. */
