@@ -47,8 +47,12 @@ type Assignor interface {
 	// change owner are left out until their owner has revoked them (see
 	// Converge). The group must be valid (Group.Validate).
 	Assign(g *Group) Assignment
-	// AssignSpec is Assign on a compiled group, without the conversions
-	// from and to names: the same assignment, as a Placement.
+	// Place is Assign without the conversion of the result to names: the
+	// same assignment, as a Placement of the group (compiled with what
+	// the strategy reads of it).
+	Place(g *Group) *Placement
+	// AssignSpec is Assign on a compiled group (NewSpec), without the
+	// conversions from and to names: the same assignment, as a Placement.
 	AssignSpec(s *Spec) *Placement
 }
 
@@ -63,9 +67,8 @@ type assignorFunc struct {
 func (a assignorFunc) Name() string                  { return a.name }
 func (a assignorFunc) Protocol() Protocol            { return a.protocol }
 func (a assignorFunc) AssignSpec(s *Spec) *Placement { return a.fn(s) }
-func (a assignorFunc) Assign(g *Group) Assignment {
-	return a.fn(newSpec(g, a.parts)).Assignment()
-}
+func (a assignorFunc) Place(g *Group) *Placement     { return a.fn(newSpec(g, a.parts)) }
+func (a assignorFunc) Assign(g *Group) Assignment    { return a.Place(g).Assignment() }
 
 // The strategies.
 var (

@@ -67,15 +67,40 @@ func benchCases(s benchShape) (fresh, churn *Group) {
 }
 
 // BenchmarkAssign times every strategy on `make bench-assign`'s shapes,
-// each on the input its Java counterpart takes there: the classic
-// strategies from a Group to an Assignment (names in, names out, as the
-// group leader's assign(partitionsPerTopic, subscriptions) does), the
-// consumer protocol's from a Spec to a Placement (as the coordinator's
-// assignors go from a GroupSpec to a GroupAssignment). -short: the shapes
-// up to 2,125 members.
+// each from the input its Java counterpart takes there to the equivalent
+// of its output (the "go" column): the classic strategies from a Group
+// (names, as the group leader's assign(partitionsPerTopic, subscriptions)
+// takes them) to a Placement (each member's partitions, as its
+// Map<String, List<TopicPartition>>); the consumer protocol's from a Spec
+// to a Placement (as the coordinator's assignors go from a GroupSpec to a
+// GroupAssignment). -short: the shapes up to 2,125 members.
 //
 //	go test -run - -bench 'Assign/2125m-3160p/churn/cooperative' ./assign
 func BenchmarkAssign(b *testing.B) {
+	benchEachShape(b, func(b *testing.B, a Assignor, g *Group, spec *Spec) {
+		if a.Protocol() == Consumer {
+			for b.Loop() {
+				a.AssignSpec(spec)
+			}
+			return
+		}
+		for b.Loop() {
+			a.Place(g)
+		}
+	})
+}
+
+// BenchmarkAssignGroup times Assign, from a Group to an Assignment (names
+// in, names out: the "go Assign" column).
+func BenchmarkAssignGroup(b *testing.B) {
+	benchEachShape(b, func(b *testing.B, a Assignor, g *Group, _ *Spec) {
+		for b.Loop() {
+			a.Assign(g)
+		}
+	})
+}
+
+func benchEachShape(b *testing.B, f func(b *testing.B, a Assignor, g *Group, spec *Spec)) {
 	for _, shape := range benchShapes {
 		if testing.Short() && shape.members > 2125 {
 			continue
@@ -88,35 +113,12 @@ func BenchmarkAssign(b *testing.B) {
 			spec := NewSpec(c.group)
 			for _, a := range assignors {
 				b.Run(fmt.Sprintf("%s/%s/%s", shape.name, c.name, a.Name()), func(b *testing.B) {
-					if shape.heterogeneous && shape.members >= 1000 && (a.Name() == "sticky" || a.Name() == "cooperative-sticky") && testing.Short() {
+					if shape.heterogeneous && shape.members >= 1000 && testing.Short() && (a.Name() == "sticky" || a.Name() == "cooperative-sticky") {
 						b.Skip("the general sticky builder on 1,000 mixed members: run without -short")
 					}
-					if a.Protocol() == Consumer {
-						for b.Loop() {
-							a.AssignSpec(spec)
-						}
-						return
-					}
-					for b.Loop() {
-						a.Assign(c.group)
-					}
+					f(b, a, c.group, spec)
 				})
 			}
-		}
-	}
-}
-
-// BenchmarkAssignGroup times the consumer protocol's strategies from a
-// Group to an Assignment: what Assign costs with the conversions.
-func BenchmarkAssignGroup(b *testing.B) {
-	for _, shape := range benchShapes[:4] {
-		_, churn := benchCases(shape)
-		for _, a := range []Assignor{ConsumerUniform, ConsumerRange} {
-			b.Run(fmt.Sprintf("%s/churn/%s", shape.name, a.Name()), func(b *testing.B) {
-				for b.Loop() {
-					a.Assign(churn)
-				}
-			})
 		}
 	}
 }

@@ -68,38 +68,30 @@ func (p *Placement) Assignment() Assignment {
 	a := make(Assignment, len(s.members))
 	// One array holds every member's partition numbers.
 	local := slices.Clone(p.parts)
+	type run struct {
+		topic int32
+		n     int
+	}
+	var runs []run
 	for i, id := range s.members {
 		ps := local[p.start[i]:p.start[i+1]]
-		topics := 0
-		for j, last := 0, int32(-1); j < len(ps); {
-			t := s.topicOf(ps[j])
-			if t != last {
-				topics++
-				last = t
-			}
-			j += countBelow(ps[j:], s.offset[t+1])
+		runs = runs[:0]
+		for t, rest := int32(0), ps; len(rest) > 0; {
+			var n int
+			t, n = s.nextRun(rest, t)
+			runs = append(runs, run{t, n})
+			rest = rest[n:]
 		}
-		m := make(map[string][]int32, topics)
-		for len(ps) > 0 {
-			t := s.topicOf(ps[0])
-			n := countBelow(ps, s.offset[t+1])
-			run := ps[:n:n]
-			for j := range run {
-				run[j] -= s.offset[t]
+		m := make(map[string][]int32, len(runs))
+		for _, r := range runs {
+			part := ps[:r.n:r.n]
+			ps = ps[r.n:]
+			for j := range part {
+				part[j] -= s.offset[r.topic]
 			}
-			m[s.topics[t]] = run
-			ps = ps[n:]
+			m[s.topics[r.topic]] = part
 		}
 		a[id] = m
 	}
 	return a
-}
-
-// countBelow returns how many of the ascending ps are below end.
-func countBelow(ps []int32, end int32) int {
-	if len(ps) == 0 || ps[len(ps)-1] < end {
-		return len(ps)
-	}
-	n, _ := slices.BinarySearch(ps, end)
-	return n
 }

@@ -206,6 +206,21 @@ func (s *Spec) subscribes(m int, t int32) bool {
 	return s.classSub[int(s.class[m])*len(s.topics)+int(t)]
 }
 
+// nextRun returns the topic of ps[0] and how many of ps, ascending
+// partition numbers, are of that topic. t is where the search for the
+// topic starts: 0, or the topic of the partitions before ps.
+func (s *Spec) nextRun(ps []int32, t int32) (int32, int) {
+	for s.offset[t+1] <= ps[0] {
+		t++
+	}
+	end := s.offset[t+1]
+	n := 1
+	for n < len(ps) && ps[n] < end {
+		n++
+	}
+	return t, n
+}
+
 // topicOf returns the topic number of partition gp.
 func (s *Spec) topicOf(gp int32) int32 {
 	i, _ := slices.BinarySearch(s.offset, gp+1)

@@ -148,10 +148,11 @@ func (b *constrained) build() []int32 {
 func (b *constrained) byPartitionThenTopic(owned []int32) []int32 {
 	s := b.s
 	keys := b.sortedBuf[:0]
-	for len(owned) > 0 {
-		t := s.topicOf(owned[0])
-		run := owned[:countBelow(owned, s.offset[t+1])]
-		owned = owned[len(run):]
+	for t := int32(0); len(owned) > 0; {
+		var n int
+		t, n = s.nextRun(owned, t)
+		run := owned[:n]
+		owned = owned[n:]
 		for _, gp := range run {
 			keys = append(keys, int64(gp-s.offset[t])<<32|int64(t))
 		}

@@ -61,9 +61,11 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 			quota++
 		}
 		ps := s.owned[m] // ascending: topics by name, partitions ascending
-		for len(ps) > 0 {
-			topic := ps[:countBelow(ps, s.offset[s.topicOf(ps[0])+1])]
-			ps = ps[len(topic):]
+		for t := int32(0); len(ps) > 0; {
+			var n int
+			t, n = s.nextRun(ps, t)
+			topic := ps[:n]
+			ps = ps[n:]
 			keep := min(len(topic), quota)
 			for _, gp := range topic[:keep] {
 				owner[gp] = m
@@ -167,10 +169,11 @@ func (u *uniformHeterogeneous) build() *Placement {
 	s := u.s
 	for i, m := range u.members {
 		ps := s.owned[m]
-		for len(ps) > 0 {
-			t := s.topicOf(ps[0])
-			run := ps[:countBelow(ps, s.offset[t+1])]
-			ps = ps[len(run):]
+		for t := int32(0); len(ps) > 0; {
+			var n int
+			t, n = s.nextRun(ps, t)
+			run := ps[:n]
+			ps = ps[n:]
 			if !s.subscribes(int(m), t) {
 				continue
 			}

@@ -464,8 +464,8 @@ func timings(classpath, tmp string, shapes []shape, strategies []string, seed ui
 		warmup, measureFor, slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
 		maxRuns, runtime.Version(), javaVersion())
 	fmt.Print(timedRegions)
-	const row = "%-20s %7s %10s  %-18s %10s %10s %8s %10s %10s %8s\n"
-	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go", "go min", "java min", "min j/g")
+	const row = "%-20s %7s %10s  %-18s %10s %10s %8s %10s %10s %8s %10s\n"
+	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go", "go min", "java min", "min j/g", "go Assign")
 	for _, s := range fullShapes {
 		cases := shapeCases(s, rng)
 		if !slices.ContainsFunc(shapes, func(t shape) bool { return t.name == s.name }) {
@@ -480,9 +480,10 @@ func timings(classpath, tmp string, shapes []shape, strategies []string, seed ui
 			for _, name := range strategies {
 				a, _ := assign.Lookup(name)
 				goT := timeGo(a, c.group, spec, s.runs)
+				goAssign := timeRuns(func() { a.Assign(c.group) }, s.runs)
 				javaT, javaErr := timeJava(classpath, path, name, s.runs, javaTimeout)
 				cells := []string{c.name, strconv.Itoa(len(c.group.Members)), strconv.Itoa(s.topics * s.partitions), name,
-					dur(goT.median), "", "", dur(goT.min), "", ""}
+					dur(goT.median), "", "", dur(goT.min), "", "", dur(goAssign.median)}
 				if javaErr != nil {
 					cells[5] = javaErr.Error()
 				} else {
@@ -507,20 +508,23 @@ func anys(s []string) []any {
 }
 
 // timedRegions says what each side's timings include.
-const timedRegions = `timed regions:
-  classic (range, roundrobin, sticky, cooperative-sticky): names in, names out.
+const timedRegions = `timed regions ("go" and "java" columns; "go Assign" is Go's Assign, names in, names out):
+  classic (range, roundrobin, sticky, cooperative-sticky): names in, each member's partitions out.
     Java: assignor.assign(partitionsPerTopic, subscriptions), from a HashMap<String, Integer> and the
           leader's HashMap<String, Subscription> (topic lists, owned partitions or, for sticky, user
           data it decodes) to a Map<String, List<TopicPartition>>.
-    Go:   Assign(group), from a Group (topic counts, members with topic lists and owned
-          map[topic][]partition) to an Assignment (map[member]map[topic][]partition).
+    Go:   Place(group), from a Group (topic counts, members with topic lists and owned
+          map[topic][]partition), which it compiles, to a Placement (each member's partition numbers,
+          in one flat array; a partition number is a topic and partition through the compiled group).
   consumer protocol (consumer-uniform, consumer-range): precomputed group in, target out.
     Java: assignor.assign(groupSpec, topicDescriber), from a GroupSpecImpl (members with subscribed topic
           id sets and current assignments, subscription type, partition owners) to a GroupAssignment
           (per member, a map of topic id to a partition set: RangeSets for range).
     Go:   AssignSpec(spec), from a Spec (NewSpec, not timed: members with subscribed topic numbers and
           owned partition numbers, subscription type, member order by id, partition owners) to a
-          Placement (per member, its partition numbers ascending, in one flat array).
+          Placement.
+  go Assign: Assign(group), from a Group to an Assignment (map[member]map[topic][]partition), for every
+          strategy: Place, then the conversion of the Placement to names.
 `
 
 // warmup is how long each side runs an assignor before timing it (at
@@ -542,10 +546,14 @@ type timing struct{ median, min int64 }
 // timeGo times a on g as timedRegions says: the consumer protocol's
 // strategies from the precomputed spec, the others from the group.
 func timeGo(a assign.Assignor, g *assign.Group, spec *assign.Spec, runs int) timing {
-	run := func() { a.Assign(g) }
 	if a.Protocol() == assign.Consumer {
-		run = func() { a.AssignSpec(spec) }
+		return timeRuns(func() { a.AssignSpec(spec) }, runs)
 	}
+	return timeRuns(func() { a.Place(g) }, runs)
+}
+
+// timeRuns warms run up, then times it as the Java side times its runs.
+func timeRuns(run func(), runs int) timing {
 	until := time.Now().Add(warmup)
 	for i := 0; i < 2 || time.Now().Before(until); i++ {
 		run()
