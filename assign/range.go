@@ -8,40 +8,54 @@ package assign
 func rangeAssign(s *Spec) *Placement {
 	order := s.memberInfoOrder()
 	nt := len(s.topics)
-	// Subscribers per topic, then, walking the members in order, each
-	// one's range of each of its topics.
-	subscribers := make([]int32, 2*nt)
-	seen, next := subscribers[:nt], subscribers[nt:]
+	// Subscribers per topic; then, walking the members in order, the size
+	// of each one's range of each of its topics (which says where each
+	// member's partitions go in the placement); then the ranges. A
+	// member's partitions come out ascending: its topics are, and so is
+	// each range.
+	buf := make([]int32, 4*nt)
+	quota, extra, seen, next := buf[:nt], buf[nt:2*nt], buf[2*nt:3*nt], buf[3*nt:]
 	for _, c := range s.class {
 		for _, t := range s.classTopics[c] {
 			seen[t]++
 		}
 	}
-	n := make([]int32, nt)
-	copy(n, seen)
-	for t := range next {
-		next[t] = s.offset[t]
+	for t, n := range seen {
+		quota[t], extra[t] = s.counts[t]/n, s.counts[t]%n
 		seen[t] = 0
 	}
-	owner := make([]int32, s.total)
+	start := make([]int32, len(s.members)+1)
 	for _, m := range order {
 		for _, t := range s.subs(int(m)) {
-			size := s.counts[t] / n[t]
-			if seen[t] < s.counts[t]%n[t] {
-				size++
+			start[m+1] += quota[t]
+			if seen[t] < extra[t] {
+				start[m+1]++
 			}
 			seen[t]++
-			fill(owner[next[t]:next[t]+size], m)
-			next[t] += size
 		}
 	}
-	return placementFromOwners(s, owner)
-}
-
-func fill(owner []int32, m int32) {
-	for i := range owner {
-		owner[i] = m
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
 	}
+	parts := make([]int32, start[len(start)-1])
+	clear(seen)
+	copy(next, s.offset)
+	for _, m := range order {
+		at := start[m]
+		for _, t := range s.subs(int(m)) {
+			end := next[t] + quota[t]
+			if seen[t] < extra[t] {
+				end++
+			}
+			seen[t]++
+			for gp := next[t]; gp < end; gp++ {
+				parts[at] = gp
+				at++
+			}
+			next[t] = end
+		}
+	}
+	return &Placement{spec: s, start: start, parts: parts}
 }
 
 // consumerRangeAssign is the consumer protocol's server-side range
