@@ -444,3 +444,56 @@ func pick(keys []string, members []int32) []string {
 	}
 	return out
 }
+
+// Every entry point gives the same assignment: Assign, Place, and
+// AssignSpec on a Spec from NewSpec (which precomputes the member order
+// and the owners the others compute); a Placement lists each member's
+// partitions ascending, and its Owners agree.
+func TestEntryPointsAgree(t *testing.T) {
+	for _, a := range assignors {
+		t.Run(a.Name(), func(t *testing.T) {
+			forEachGroup(t, 9, 300, func(t *testing.T, g *Group) {
+				want := a.Assign(g)
+				spec := NewSpec(g)
+				for name, p := range map[string]*Placement{"Place": a.Place(g), "AssignSpec": a.AssignSpec(spec)} {
+					if got := p.Assignment(); !equalAssignments(got, want) {
+						t.Fatalf("%s: %v, Assign: %v", name, got, want)
+					}
+					owners := p.Owners()
+					for i := range spec.NumMembers() {
+						ps := p.Member(i)
+						if !slices.IsSorted(ps) {
+							t.Fatalf("%s: member %d: %v not ascending", name, i, ps)
+						}
+						for _, gp := range ps {
+							if owners[gp] != int32(i) {
+								t.Fatalf("%s: partition %d: owner %d, listed under member %d", name, gp, owners[gp], i)
+							}
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// A Spec is read-only: assignments of one Spec in parallel (under -race)
+// give what one at a time gives.
+func TestSpecConcurrentUse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 7))
+	for _, homogeneous := range []bool{true, false} {
+		spec := NewSpec(randomGroup(rng, homogeneous))
+		for _, a := range assignors {
+			want := a.AssignSpec(spec).Assignment()
+			done := make(chan Assignment)
+			for range 4 {
+				go func() { done <- a.AssignSpec(spec).Assignment() }()
+			}
+			for range 4 {
+				if got := <-done; !equalAssignments(got, want) {
+					t.Errorf("%s: concurrent assignment %v, alone %v", a.Name(), got, want)
+				}
+			}
+		}
+	}
+}

@@ -53,6 +53,8 @@ func run() error {
 	check := flag.Int("check", 2000, "random groups to cross-check against the Java assignors (0: none)")
 	shapes := flag.String("shapes", "full", "timing shapes: quick (up to 2,125 members), full (up to 10,000 members, 100,000 partitions), none (the cross-check only) or a comma-separated list of shape names")
 	strategies := flag.String("strategies", "all", "strategies to time: all or a comma-separated list")
+	flag.DurationVar(&warmup, "warmup", warmup, "how long each side runs an assignor before timing it (the JVM compiles hot code meanwhile)")
+	flag.DurationVar(&measureFor, "measure", measureFor, "how long each side goes on timing runs after the shape's minimum number of runs")
 	seed := flag.Uint64("seed", 1, "seed of the random groups")
 	javaTimeout := flag.Duration("java-timeout", 5*time.Minute, "how long one Java timing may take before it is reported as a timeout")
 	dir := flag.String("dir", "", "the folder of pom.xml (default: this command's source folder)")
@@ -460,12 +462,12 @@ func shapeCases(s shape, rng *rand.Rand) []benchCase {
 // shape gets the same groups whichever shapes are timed.
 func timings(classpath, tmp string, shapes []shape, strategies []string, seed uint64, javaTimeout time.Duration) error {
 	rng := rand.New(rand.NewPCG(seed, 0xbe7c4))
-	fmt.Printf("\ntimings: after %s of warm-up (at least 2 runs), each side times single runs for %s (at least %d-%d runs, at most %d) on the same inputs and reports their median and minimum; Go %s, %s\n",
+	fmt.Printf("\ntimings: after a warm-up of %s (at least 2 runs; Java: and until its JIT compiler has been idle for 1s, at most 60s), each side times single runs for %s (at least %d-%d runs, at most %d) on the same inputs and reports their median and minimum; Go %s, %s\n",
 		warmup, measureFor, slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
 		maxRuns, runtime.Version(), javaVersion())
 	fmt.Print(timedRegions)
-	const row = "%-20s %7s %10s  %-18s %10s %10s %8s %10s %10s %8s %10s\n"
-	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go", "go min", "java min", "min j/g", "go Assign")
+	const row = "%-20s %7s %10s  %-18s %10s %10s %8s %10s %10s %8s %10s %7s\n"
+	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go", "go min", "java min", "min j/g", "go Assign", "j warm")
 	for _, s := range fullShapes {
 		cases := shapeCases(s, rng)
 		if !slices.ContainsFunc(shapes, func(t shape) bool { return t.name == s.name }) {
@@ -483,12 +485,13 @@ func timings(classpath, tmp string, shapes []shape, strategies []string, seed ui
 				goAssign := timeRuns(func() { a.Assign(c.group) }, s.runs)
 				javaT, javaErr := timeJava(classpath, path, name, s.runs, javaTimeout)
 				cells := []string{c.name, strconv.Itoa(len(c.group.Members)), strconv.Itoa(s.topics * s.partitions), name,
-					dur(goT.median), "", "", dur(goT.min), "", "", dur(goAssign.median)}
+					dur(goT.median), "", "", dur(goT.min), "", "", dur(goAssign.median), ""}
 				if javaErr != nil {
 					cells[5] = javaErr.Error()
 				} else {
 					cells[5], cells[6] = dur(javaT.median), ratio(javaT.median, goT.median)
 					cells[8], cells[9] = dur(javaT.min), ratio(javaT.min, goT.min)
+					cells[11] = fmt.Sprintf("%.0f s", javaT.warmup.Seconds())
 				}
 				fmt.Printf(row, anys(cells)...)
 			}
@@ -525,23 +528,29 @@ const timedRegions = `timed regions ("go" and "java" columns; "go Assign" is Go'
           Placement.
   go Assign: Assign(group), from a Group to an Assignment (map[member]map[topic][]partition), for every
           strategy: Place, then the conversion of the Placement to names.
+  j warm: how long the Java side warmed up.
 `
 
 // warmup is how long each side runs an assignor before timing it (at
 // least two runs): the JVM's JIT compiles hot code after thousands of
-// calls, and a benchmark of an interpreted assignor would flatter Go.
-const warmup = 3 * time.Second
+// calls, and a benchmark of an interpreted assignor would flatter Go. On a
+// busy machine the compiler threads get less time: -warmup gives them
+// more.
+var warmup = 3 * time.Second
 
 // measureFor is how long each side goes on timing single runs after the
 // shape's minimum number of runs, up to maxRuns: small shapes get
 // thousands of runs, which steadies their median on a shared machine.
-const (
-	measureFor = time.Second
-	maxRuns    = 100000
-)
+var measureFor = time.Second
 
-// timing is the median and the minimum of a side's runs.
-type timing struct{ median, min int64 }
+const maxRuns = 100000
+
+// timing is the median and the minimum of a side's runs, and how long
+// the side warmed up.
+type timing struct {
+	median, min int64
+	warmup      time.Duration
+}
 
 // timeGo times a on g as timedRegions says: the consumer protocol's
 // strategies from the precomputed spec, the others from the group.
@@ -582,10 +591,11 @@ func timeJava(classpath, path, strategy string, runs int, timeout time.Duration)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 5 && f[0] == "time" {
+		if len(f) >= 7 && f[0] == "time" {
 			median, err1 := strconv.ParseInt(f[3], 10, 64)
 			min, err2 := strconv.ParseInt(f[4], 10, 64)
-			return timing{median, min}, errors.Join(err1, err2)
+			warm, err3 := strconv.ParseInt(f[6], 10, 64)
+			return timing{median, min, time.Duration(warm) * time.Millisecond}, errors.Join(err1, err2, err3)
 		}
 		if len(f) >= 1 && f[0] == "error" {
 			return timing{}, errors.New("error: " + strings.Join(f[3:], " "))

@@ -3,6 +3,8 @@ package chaosbench.assignbench;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,7 +58,7 @@ import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignment
  * end
  * </pre>
  *
- * Output lines: {@code time CASE STRATEGY MEDIAN_NS MIN_NS},
+ * Output lines: {@code time CASE STRATEGY MEDIAN_NS MIN_NS RUNS WARMUP_MS},
  * {@code assignment CASE STRATEGY MEMBER [TOPIC:P,P,...]...} (sorted), or
  * {@code error CASE STRATEGY MESSAGE}.
  */
@@ -122,21 +124,46 @@ public final class Main {
         out.flush();
     }
 
+    /** How long the JIT compiler must have been idle to end the warm-up. */
+    static final long JIT_QUIET_NANOS = 1_000_000_000L;
+
+    /** The longest warm-up, whatever the JIT compiler does. */
+    static final long MAX_WARMUP_NANOS = 60_000_000_000L;
+
     /**
-     * Warms up for warmupMillis (and at least two runs), so that the JIT
-     * has compiled the assignor, then times single runs, at least runs of
-     * them and more for measureMillis (up to maxRuns), and prints their
-     * median and minimum. Only the assignor's call is timed, not the
-     * preparation of its input.
+     * Warms up for warmupMillis (and at least two runs) and until the JIT
+     * compiler has been idle for a second (at most a minute), so that the
+     * assignor runs compiled code even when the compiler threads share a
+     * busy machine; then times single runs, at least runs of them and
+     * more for measureMillis (up to maxRuns), and prints their median and
+     * minimum. Only the assignor's call is timed, not the preparation of
+     * its input.
      */
     static void time(PrintStream out, Case c, String strategy, long warmupMillis, int runs, long measureMillis, int maxRuns) {
-        long until = System.nanoTime() + warmupMillis * 1_000_000L;
-        for (int i = 0; i < 2 || System.nanoTime() < until; i++) {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean monitored = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long begin = System.nanoTime();
+        long lastCompilation = monitored ? jit.getTotalCompilationTime() : 0;
+        long quietSince = begin;
+        for (int i = 0; ; i++) {
             run(c, strategy);
+            long now = System.nanoTime();
+            if (monitored) {
+                long total = jit.getTotalCompilationTime();
+                if (total != lastCompilation) {
+                    lastCompilation = total;
+                    quietSince = now;
+                }
+            }
+            boolean warm = i >= 1 && now - begin >= warmupMillis * 1_000_000L && now - quietSince >= JIT_QUIET_NANOS;
+            if (warm || now - begin >= MAX_WARMUP_NANOS) {
+                break;
+            }
         }
+        long warmedMillis = (System.nanoTime() - begin) / 1_000_000L;
         long[] ns = new long[Math.max(runs, 16)];
         int n = 0;
-        until = System.nanoTime() + measureMillis * 1_000_000L;
+        long until = System.nanoTime() + measureMillis * 1_000_000L;
         while (n < runs || n < maxRuns && System.nanoTime() < until) {
             Runnable r = prepare(c, strategy);
             long start = System.nanoTime();
@@ -149,7 +176,7 @@ public final class Main {
         }
         ns = Arrays.copyOf(ns, n);
         Arrays.sort(ns);
-        out.println("time " + c.name + " " + strategy + " " + ns[n / 2] + " " + ns[0]);
+        out.println("time " + c.name + " " + strategy + " " + ns[n / 2] + " " + ns[0] + " " + n + " " + warmedMillis);
     }
 
     /** The assignment of one run, member -> topic -> partitions. */
