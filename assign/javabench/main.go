@@ -51,6 +51,7 @@ func (e usageError) Error() string { return string(e) }
 
 func run() error {
 	check := flag.Int("check", 2000, "random groups to cross-check against the Java assignors (0: none)")
+	checkLarge := flag.Int("check-large", 50, "larger random groups to cross-check (with -check above 0)")
 	shapes := flag.String("shapes", "full", "timing shapes: quick (up to 2,125 members), full (up to 10,000 members, 100,000 partitions), none (the cross-check only) or a comma-separated list of shape names")
 	strategies := flag.String("strategies", "all", "strategies to time: all or a comma-separated list")
 	flag.DurationVar(&warmup, "warmup", warmup, "how long each side runs an assignor before timing it (the JVM compiles hot code meanwhile)")
@@ -108,7 +109,7 @@ func run() error {
 	}
 
 	if *check > 0 {
-		if err := crossCheck(classpath, tmp, *check, *seed); err != nil {
+		if err := crossCheck(classpath, tmp, *check, *checkLarge, *seed); err != nil {
 			return err
 		}
 	}
@@ -206,11 +207,14 @@ func java(ctx context.Context, classpath string, args ...string) ([]byte, error)
 
 // crossCheck compares the models' assignments with the Java assignors' on
 // n random groups.
-func crossCheck(classpath, tmp string, n int, seed uint64) error {
+func crossCheck(classpath, tmp string, n, large int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 0xc0ffee))
 	var cases []benchCase
 	for i := range n {
 		cases = append(cases, benchCase{fmt.Sprintf("g%d", i), randomGroup(rng)})
+	}
+	for i := range large {
+		cases = append(cases, benchCase{fmt.Sprintf("large%d", i), largeGroup(rng)})
 	}
 	path := filepath.Join(tmp, "check.txt")
 	if err := writeCases(path, cases); err != nil {
@@ -241,7 +245,7 @@ func crossCheck(classpath, tmp string, n int, seed uint64) error {
 			errs[f[1]+"/"+f[2]] = strings.Join(f[3:], " ")
 		}
 	}
-	fmt.Printf("\ncross-check: %d random groups (1-4 topics, 1-10 members, mixed subscriptions, owned partitions, static members), seed %d\n", n, seed)
+	fmt.Printf("\ncross-check: %d random groups (1-4 topics, 1-10 members, mixed subscriptions, owned partitions, static members) and %d larger ones (20-300 members, 1-12 topics, up to 4,000 partitions, after a rebalance and churn), seed %d\n", n, large, seed)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "strategy\tidentical\tdifferent\tjava error\t")
 	var failed []string
@@ -377,6 +381,69 @@ func randomGroup(rng *rand.Rand) *assign.Group {
 		}
 	}
 	return g
+}
+
+// largeGroup makes a group of 20-300 members as a running group would
+// be: a balanced previous assignment (sticky's, on the group before some
+// members left, joined or changed their subscriptions), a few partitions
+// added, some static members. Identical subscriptions half of the time.
+func largeGroup(rng *rand.Rand) *assign.Group {
+	g := &assign.Group{Topics: map[string]int32{}}
+	var topics []string
+	for i := range 1 + rng.IntN(12) {
+		t := fmt.Sprintf("topic-%d", i)
+		topics = append(topics, t)
+		g.Topics[t] = int32(1 + rng.IntN(333))
+	}
+	same := rng.IntN(2) == 0
+	subscription := func() []string {
+		if same {
+			return topics
+		}
+		var out []string
+		for _, t := range topics {
+			if rng.IntN(3) != 0 {
+				out = append(out, t)
+			}
+		}
+		if len(out) == 0 {
+			out = []string{topics[rng.IntN(len(topics))]}
+		}
+		return out
+	}
+	n := 20 + rng.IntN(281)
+	for i := range n {
+		m := assign.Member{ID: randomID(rng, i), Topics: subscription()}
+		if rng.IntN(8) == 0 {
+			m.InstanceID = fmt.Sprintf("host-%d", rng.IntN(1000000)*1000+i)
+		}
+		g.Members = append(g.Members, m)
+	}
+	prev := assign.Sticky.Assign(g)
+	next := &assign.Group{Topics: g.Topics}
+	for i, m := range g.Members {
+		switch r := rng.IntN(10); {
+		case r == 0: // left
+			continue
+		case r == 1: // replaced by a new member
+			m = assign.Member{ID: randomID(rng, n+i), Topics: m.Topics}
+		case r == 2 && !same: // changed its subscription, kept what it owned
+			m.Owned = prev[m.ID]
+			m.Topics = subscription()
+		default:
+			m.Owned = prev[m.ID]
+		}
+		next.Members = append(next.Members, m)
+	}
+	if len(next.Members) == 0 {
+		next.Members = g.Members[:1]
+	}
+	for _, t := range topics {
+		if rng.IntN(6) == 0 {
+			next.Topics[t] += int32(rng.IntN(50))
+		}
+	}
+	return next
 }
 
 // randomID makes member ids like the coordinator's: client id, a dash and
