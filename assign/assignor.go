@@ -66,9 +66,18 @@ type assignorFunc struct {
 
 func (a assignorFunc) Name() string                  { return a.name }
 func (a assignorFunc) Protocol() Protocol            { return a.protocol }
-func (a assignorFunc) AssignSpec(s *Spec) *Placement { return a.fn(s) }
-func (a assignorFunc) Place(g *Group) *Placement     { return a.fn(newSpec(g, a.parts)) }
+func (a assignorFunc) AssignSpec(s *Spec) *Placement { return a.run(s) }
+func (a assignorFunc) Place(g *Group) *Placement     { return a.run(newSpec(g, a.parts)) }
 func (a assignorFunc) Assign(g *Group) Assignment    { return a.Place(g).Assignment() }
+
+// run runs the model; a group without members gets an empty placement
+// (Group.Validate rejects it).
+func (a assignorFunc) run(s *Spec) *Placement {
+	if len(s.members) == 0 {
+		return placementFromOwners(s, nil)
+	}
+	return a.fn(s)
+}
 
 // The strategies.
 var (

@@ -497,3 +497,17 @@ func TestSpecConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// A group without members (which Validate rejects) gets an empty
+// assignment, not a panic.
+func TestNoMembers(t *testing.T) {
+	g := &Group{Topics: map[string]int32{"t0": 3}}
+	for _, a := range assignors {
+		if got := a.Assign(g); len(got) != 0 {
+			t.Errorf("%s: %v, want an empty assignment", a.Name(), got)
+		}
+		if p := a.AssignSpec(NewSpec(g)); p.Spec().NumMembers() != 0 {
+			t.Errorf("%s: a placement of %d members", a.Name(), p.Spec().NumMembers())
+		}
+	}
+}

@@ -15,9 +15,10 @@ import (
 // subscriptions are the same), so that an assignment starts from numbers,
 // not from strings and maps.
 //
-// Partitions are numbered across topics: the topics that exist and that
-// some member subscribes to, sorted by name, partition p of topic t being
-// number Offset(t)+p. Members keep the order of Group.Members.
+// Partitions are numbered across topics, one topic's partitions after
+// the other's: the topics that exist and that some member subscribes to,
+// sorted by name (TopicPartition turns a number back into a topic and a
+// partition). Members are numbered in the order of Group.Members.
 //
 // A Spec is not changed by the assignors: it can be reused for any number
 // of assignments, from several goroutines.
