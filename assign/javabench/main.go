@@ -529,7 +529,7 @@ func shapeCases(s shape, rng *rand.Rand) []benchCase {
 // shape gets the same groups whichever shapes are timed.
 func timings(classpath, tmp string, shapes []shape, strategies []string, seed uint64, javaTimeout time.Duration) error {
 	rng := rand.New(rand.NewPCG(seed, 0xbe7c4))
-	fmt.Printf("\ntimings: after a warm-up of %s (at least 2 runs; Java: and until its JIT compiler has been idle for 1s, at most 60s), each side times single runs for %s (at least %d-%d runs, at most %d) on the same inputs and reports their median and minimum; Go %s, %s\n",
+	fmt.Printf("\ntimings: after a warm-up of %s (at least 2 runs; Java: and until its JIT compiler has been idle for 2s and its run times stopped improving, at most 60s), each side times single runs for %s (at least %d-%d runs, at most %d) on the same inputs and reports their median and minimum; Go %s, %s\n",
 		warmup, measureFor, slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
 		maxRuns, runtime.Version(), javaVersion())
 	fmt.Print(timedRegions)

@@ -125,19 +125,28 @@ public final class Main {
     }
 
     /** How long the JIT compiler must have been idle to end the warm-up. */
-    static final long JIT_QUIET_NANOS = 1_000_000_000L;
+    static final long JIT_QUIET_NANOS = 2_000_000_000L;
+
+    /** The warm-up runs in blocks of about this long (at least one run). */
+    static final long BLOCK_NANOS = 250_000_000L;
+
+    /** Blocks in a row whose median must not beat the best by 5% to end the warm-up. */
+    static final int STEADY_BLOCKS = 4;
 
     /** The longest warm-up, whatever the JIT compiler does. */
     static final long MAX_WARMUP_NANOS = 60_000_000_000L;
 
     /**
-     * Warms up for warmupMillis (and at least two runs) and until the JIT
-     * compiler has been idle for a second (at most a minute), so that the
-     * assignor runs compiled code even when the compiler threads share a
-     * busy machine; then times single runs, at least runs of them and
-     * more for measureMillis (up to maxRuns), and prints their median and
-     * minimum. Only the assignor's call is timed, not the preparation of
-     * its input.
+     * Warms up (at least two runs) until all of these hold: warmupMillis
+     * have passed; the JIT compiler has finished no compilation for two
+     * seconds; and the median run time of blocks of runs (a quarter of a
+     * second each) has not improved by 5% for four blocks in a row. It
+     * stops after a minute whatever happens. A busy machine starves the
+     * compiler threads, so that a fixed warm-up can end with the assignor
+     * still interpreted or half-compiled. Then it times single runs, at
+     * least runs of them and more for measureMillis (up to maxRuns), and
+     * prints their median and minimum. Only the assignor's call is timed,
+     * not the preparation of its input.
      */
     static void time(PrintStream out, Case c, String strategy, long warmupMillis, int runs, long measureMillis, int maxRuns) {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
@@ -145,17 +154,41 @@ public final class Main {
         long begin = System.nanoTime();
         long lastCompilation = monitored ? jit.getTotalCompilationTime() : 0;
         long quietSince = begin;
-        for (int i = 0; ; i++) {
-            run(c, strategy);
+        long best = Long.MAX_VALUE;
+        int steady = 0;
+        int total = 0;
+        long[] block = new long[16];
+        while (true) {
+            int n = 0;
+            long blockStart = System.nanoTime();
+            do {
+                Runnable r = prepare(c, strategy);
+                long start = System.nanoTime();
+                r.run();
+                if (n == block.length) {
+                    block = Arrays.copyOf(block, 2 * n);
+                }
+                block[n++] = System.nanoTime() - start;
+            } while (System.nanoTime() - blockStart < BLOCK_NANOS);
+            total += n;
+            Arrays.sort(block, 0, n);
+            long median = block[n / 2];
+            if (median < best * 0.95) {
+                best = median;
+                steady = 0;
+            } else {
+                steady++;
+            }
             long now = System.nanoTime();
             if (monitored) {
-                long total = jit.getTotalCompilationTime();
-                if (total != lastCompilation) {
-                    lastCompilation = total;
+                long compiled = jit.getTotalCompilationTime();
+                if (compiled != lastCompilation) {
+                    lastCompilation = compiled;
                     quietSince = now;
                 }
             }
-            boolean warm = i >= 1 && now - begin >= warmupMillis * 1_000_000L && now - quietSince >= JIT_QUIET_NANOS;
+            boolean warm = total >= 2 && now - begin >= warmupMillis * 1_000_000L
+                && now - quietSince >= JIT_QUIET_NANOS && steady >= STEADY_BLOCKS;
             if (warm || now - begin >= MAX_WARMUP_NANOS) {
                 break;
             }
