@@ -511,3 +511,50 @@ func TestNoMembers(t *testing.T) {
 		}
 	}
 }
+
+// Members share a subscription class when they subscribe to the same set
+// of names, whether the topics exist or not, in any order; Kafka's
+// homogeneous test compares the same sets. Both ways of keying the sets
+// (bit sets up to 64 topics, names beyond or with unknown topics) agree.
+func TestSubscriptionClasses(t *testing.T) {
+	for _, topics := range []int{3, 64, 65, 100} {
+		g := &Group{Topics: map[string]int32{}}
+		var names []string
+		for i := range topics {
+			name := fmt.Sprintf("t%03d", i)
+			names = append(names, name)
+			g.Topics[name] = 2
+		}
+		reversed := slices.Clone(names)
+		slices.Reverse(reversed)
+		for _, c := range []struct {
+			subs        [][]string
+			classes     int
+			homogeneous bool
+		}{
+			{[][]string{{names[0], names[1]}, {names[1], names[0]}}, 1, true},
+			{[][]string{{names[0], "ghost"}, {"ghost", names[0]}}, 1, true},
+			{[][]string{{names[0], "ghost"}, {names[0]}}, 2, false},
+			{[][]string{{names[0]}, {names[1]}, {names[0]}, {"ghost", names[1]}, {names[1], "ghost"}}, 3, false},
+			{[][]string{names, reversed, {names[2]}}, 2, false},
+		} {
+			g.Members = nil
+			for i, s := range c.subs {
+				g.Members = append(g.Members, Member{ID: fmt.Sprintf("c%d", i), Topics: s})
+			}
+			spec := NewSpec(g)
+			classes := slices.Max(spec.class) + 1
+			if int(classes) != c.classes || spec.homogeneous != c.homogeneous {
+				t.Errorf("%d topics, subscriptions %v: %d classes, homogeneous %v; want %d, %v",
+					topics, c.subs, classes, spec.homogeneous, c.classes, c.homogeneous)
+			}
+			for m, s := range c.subs {
+				for ti, name := range spec.topics {
+					if got, want := spec.subscribes(m, int32(ti)), slices.Contains(s, name); got != want {
+						t.Errorf("%d topics: member %d subscribes to %s: %v, want %v", topics, m, name, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -63,23 +63,97 @@ func NewSpec(g *Group) *Spec { return newSpec(g, specOwned|specDerived) }
 // newSpec compiles g, computing only the parts asked for.
 func newSpec(g *Group, parts specParts) *Spec {
 	s := &Spec{}
-	// Only topics that some member subscribes to take part, as in Kafka.
-	used := make(map[string]bool, len(g.Topics))
-	for i, m := range g.Members {
-		if i > 0 && sameTopics(m.Topics, g.Members[i-1].Topics) {
-			continue
-		}
-		for _, t := range m.Topics {
-			if _, ok := g.Topics[t]; ok {
-				used[t] = true
+	all := sortedKeys(g.Topics) // every topic with a partition count
+	allIndex := make(map[string]int32, len(all))
+	for i, t := range all {
+		allIndex[t] = int32(i)
+	}
+
+	// Members with the same subscription, as a set of names, share a
+	// class. The set is a bit set of topics when there are 64 topics or
+	// fewer and all its topics exist, else its sorted names.
+	n := len(g.Members)
+	s.members = make([]string, n)
+	s.inst = make([]string, n)
+	s.class = make([]int32, n)
+	var (
+		subscribed [][]int32 // class -> topics (in all), ascending
+		byBits     map[uint64]int32
+		byNames    map[string]int32
+	)
+	newClass := func(topics []string) int32 {
+		var ts []int32
+		for _, t := range topics {
+			if ti, ok := allIndex[t]; ok && !slices.Contains(ts, ti) {
+				ts = append(ts, ti)
 			}
 		}
+		slices.Sort(ts)
+		subscribed = append(subscribed, ts)
+		return int32(len(subscribed) - 1)
 	}
-	s.topics = make([]string, 0, len(used))
-	for t := range used {
+	for i, m := range g.Members {
+		s.members[i] = m.ID
+		s.inst[i] = m.InstanceID
+		if i > 0 && sameTopics(m.Topics, g.Members[i-1].Topics) {
+			s.class[i] = s.class[i-1]
+			continue
+		}
+		if len(all) <= 64 {
+			var set uint64
+			known := true
+			for _, t := range m.Topics {
+				ti, ok := allIndex[t]
+				if !ok {
+					known = false
+					break
+				}
+				set |= 1 << ti
+			}
+			if known {
+				c, ok := byBits[set]
+				if !ok {
+					if byBits == nil {
+						byBits = make(map[uint64]int32)
+					}
+					c = newClass(m.Topics)
+					byBits[set] = c
+				}
+				s.class[i] = c
+				continue
+			}
+		}
+		key := canonicalTopics(m.Topics)
+		c, ok := byNames[key]
+		if !ok {
+			if byNames == nil {
+				byNames = make(map[string]int32)
+			}
+			c = newClass(m.Topics)
+			byNames[key] = c
+		}
+		s.class[i] = c
+	}
+	s.homogeneous = len(subscribed) <= 1
+
+	// Only topics that some member subscribes to take part, as in Kafka;
+	// they are numbered in name order.
+	number := make([]int32, len(all)) // topic in all -> number, -1: none
+	for i := range number {
+		number[i] = -1
+	}
+	for _, ts := range subscribed {
+		for _, t := range ts {
+			number[t] = 0
+		}
+	}
+	for i, t := range all {
+		if number[i] < 0 {
+			continue
+		}
+		number[i] = int32(len(s.topics))
 		s.topics = append(s.topics, t)
 	}
-	slices.Sort(s.topics)
 	nt := len(s.topics)
 	s.index = make(map[string]int32, nt)
 	s.counts = make([]int32, nt)
@@ -91,43 +165,15 @@ func newSpec(g *Group, parts specParts) *Spec {
 		s.total += g.Topics[t]
 	}
 	s.offset[nt] = s.total
-
-	n := len(g.Members)
-	s.members = make([]string, n)
-	s.inst = make([]string, n)
-	s.class = make([]int32, n)
-	var classes map[string]int32 // canonical subscription -> class
-	for i, m := range g.Members {
-		s.members[i] = m.ID
-		s.inst[i] = m.InstanceID
-		if i > 0 && sameTopics(m.Topics, g.Members[i-1].Topics) {
-			s.class[i] = s.class[i-1]
-			continue
+	s.classTopics = make([][]int32, len(subscribed))
+	s.classSub = make([]bool, len(subscribed)*nt)
+	for c, ts := range subscribed {
+		for j, t := range ts {
+			ts[j] = number[t] // ascending still: numbering keeps name order
+			s.classSub[c*nt+int(ts[j])] = true
 		}
-		key := canonicalTopics(m.Topics)
-		if c, ok := classes[key]; ok {
-			s.class[i] = c
-			continue
-		}
-		if classes == nil {
-			classes = make(map[string]int32)
-		}
-		c := int32(len(s.classTopics))
-		classes[key] = c
-		s.class[i] = c
-		var subs []int32
-		row := make([]bool, nt)
-		for _, t := range m.Topics {
-			if ti, ok := s.index[t]; ok && !row[ti] {
-				row[ti] = true
-				subs = append(subs, ti)
-			}
-		}
-		slices.Sort(subs)
-		s.classTopics = append(s.classTopics, subs)
-		s.classSub = append(s.classSub, row...)
+		s.classTopics[c] = ts
 	}
-	s.homogeneous = len(s.classTopics) <= 1
 
 	if parts&specOwned != 0 {
 		s.owned = make([][]int32, n)
