@@ -77,20 +77,14 @@ func newSpec(g *Group, parts specParts) *Spec {
 	s.inst = make([]string, n)
 	s.class = make([]int32, n)
 	var (
-		subscribed [][]int32 // class -> topics (in all), ascending
-		byBits     map[uint64]int32
-		byNames    map[string]int32
+		flat      []int32 // every class's topics (in all), ascending, one class after the other
+		classEnds []int   // class -> end of its topics in flat
+		byBits    map[uint64]int32
+		byNames   map[string]int32
 	)
-	newClass := func(topics []string) int32 {
-		var ts []int32
-		for _, t := range topics {
-			if ti, ok := allIndex[t]; ok && !slices.Contains(ts, ti) {
-				ts = append(ts, ti)
-			}
-		}
-		slices.Sort(ts)
-		subscribed = append(subscribed, ts)
-		return int32(len(subscribed) - 1)
+	newClass := func() int32 {
+		classEnds = append(classEnds, len(flat))
+		return int32(len(classEnds) - 1)
 	}
 	for i, m := range g.Members {
 		s.members[i] = m.ID
@@ -114,9 +108,12 @@ func newSpec(g *Group, parts specParts) *Spec {
 				c, ok := byBits[set]
 				if !ok {
 					if byBits == nil {
-						byBits = make(map[uint64]int32)
+						byBits = make(map[uint64]int32, min(n, 64))
 					}
-					c = newClass(m.Topics)
+					for rest := set; rest != 0; rest &= rest - 1 {
+						flat = append(flat, int32(bits.TrailingZeros64(rest)))
+					}
+					c = newClass()
 					byBits[set] = c
 				}
 				s.class[i] = c
@@ -129,12 +126,19 @@ func newSpec(g *Group, parts specParts) *Spec {
 			if byNames == nil {
 				byNames = make(map[string]int32)
 			}
-			c = newClass(m.Topics)
+			begin := len(flat)
+			for _, t := range m.Topics {
+				if ti, ok := allIndex[t]; ok && !slices.Contains(flat[begin:], ti) {
+					flat = append(flat, ti)
+				}
+			}
+			slices.Sort(flat[begin:])
+			c = newClass()
 			byNames[key] = c
 		}
 		s.class[i] = c
 	}
-	s.homogeneous = len(subscribed) <= 1
+	s.homogeneous = len(classEnds) <= 1
 
 	// Only topics that some member subscribes to take part, as in Kafka;
 	// they are numbered in name order.
@@ -142,10 +146,8 @@ func newSpec(g *Group, parts specParts) *Spec {
 	for i := range number {
 		number[i] = -1
 	}
-	for _, ts := range subscribed {
-		for _, t := range ts {
-			number[t] = 0
-		}
+	for _, t := range flat {
+		number[t] = 0
 	}
 	for i, t := range all {
 		if number[i] < 0 {
@@ -165,37 +167,43 @@ func newSpec(g *Group, parts specParts) *Spec {
 		s.total += g.Topics[t]
 	}
 	s.offset[nt] = s.total
-	s.classTopics = make([][]int32, len(subscribed))
-	s.classSub = make([]bool, len(subscribed)*nt)
-	for c, ts := range subscribed {
-		for j, t := range ts {
-			ts[j] = number[t] // ascending still: numbering keeps name order
-			s.classSub[c*nt+int(ts[j])] = true
+	s.classTopics = make([][]int32, len(classEnds))
+	s.classSub = make([]bool, len(classEnds)*nt)
+	for j, t := range flat {
+		flat[j] = number[t] // ascending still: the numbers keep name order
+	}
+	begin := 0
+	for c, end := range classEnds {
+		ts := flat[begin:end:end]
+		for _, t := range ts {
+			s.classSub[c*nt+int(t)] = true
 		}
 		s.classTopics[c] = ts
+		begin = end
 	}
 
 	if parts&specOwned != 0 {
+		// Every member's owned partitions in one array.
 		s.owned = make([][]int32, n)
-		var flat []int32
+		var owned []int32
 		ends := make([]int, n)
 		for i, m := range g.Members {
-			begin := len(flat)
+			begin := len(owned)
 			for t, ps := range m.Owned {
 				ti, ok := s.index[t]
 				if !ok {
 					continue
 				}
 				for _, p := range ps {
-					flat = append(flat, s.offset[ti]+p)
+					owned = append(owned, s.offset[ti]+p)
 				}
 			}
-			slices.Sort(flat[begin:])
-			ends[i] = len(flat)
+			slices.Sort(owned[begin:])
+			ends[i] = len(owned)
 		}
 		begin := 0
 		for i, end := range ends {
-			s.owned[i] = flat[begin:end:end]
+			s.owned[i] = owned[begin:end:end]
 			begin = end
 		}
 	}
