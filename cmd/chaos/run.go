@@ -28,7 +28,14 @@ Flags:
 `
 
 func runRun(args []string) error {
-	fs := cli.NewFlagSet("chaos run", os.Stderr)
+	_, err := runWorkload("chaos run", args)
+	return err
+}
+
+// runWorkload parses run's flags and runs the workload; it returns the
+// results folder (empty when nothing was started).
+func runWorkload(name string, args []string) (string, error) {
+	fs := cli.NewFlagSet(name, os.Stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), runUsage)
 		fs.PrintDefaults()
@@ -45,25 +52,25 @@ func runRun(args []string) error {
 	fs.DurationVar(&ov.Duration, "duration", 0, "override the workload's traffic duration")
 	fs.Int64Var(&ov.Records, "records", 0, "override the workload's record count")
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		return "", err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return cli.Usagef("expected one workload file, got %d arguments", fs.NArg())
+		return "", cli.Usagef("expected one workload file, got %d arguments", fs.NArg())
 	}
 	if *repeat < 1 {
-		return cli.Usagef("--repeat %d: expected >= 1", *repeat)
+		return "", cli.Usagef("--repeat %d: expected >= 1", *repeat)
 	}
 	spec, err := workloads.Load(fs.Arg(0))
 	if err != nil {
-		return cli.Usage(err)
+		return "", cli.Usage(err)
 	}
 	if err := spec.Override(ov); err != nil {
-		return cli.Usage(err)
+		return "", cli.Usage(err)
 	}
 	cells, err := selectCells(spec, *strategies, *policies, *clients)
 	if err != nil {
-		return cli.Usage(err)
+		return "", cli.Usage(err)
 	}
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
@@ -73,7 +80,7 @@ func runRun(args []string) error {
 	plan := runner.NewPlan(&opts)
 	plan.Print(os.Stdout)
 	if *dryRun {
-		return nil
+		return "", nil
 	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
@@ -87,9 +94,9 @@ func runRun(args []string) error {
 		fmt.Printf("results (%s): %s\n", state, res.Dir)
 	}
 	if errors.Is(err, cluster.ErrNoProvider) {
-		return cli.Usage(err)
+		return res.Dir, cli.Usage(err)
 	}
-	return err
+	return res.Dir, err
 }
 
 // selectCells narrows the workload's cells to the given strategies,
