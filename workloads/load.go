@@ -216,6 +216,9 @@ type Overrides struct {
 	// Rate, if set, replaces the producer's rate with a constant rate
 	// (records/s, 0 unlimited); the workload's ramp and steps are dropped.
 	Rate *float64
+	// ProducerOnly drops the chaos section (warmup and steps): for running
+	// the producer side alone, where the schedule does not apply.
+	ProducerOnly bool
 }
 
 // Override applies o and validates the result again (a shorter duration
@@ -233,6 +236,14 @@ func (s *Spec) Override(o Overrides) error {
 		s.Records, s.Duration = o.Records, 0
 		s.pos["records"] = s.Line("records")
 		delete(s.pos, "duration")
+	}
+	if o.ProducerOnly {
+		s.Chaos.Warmup, s.Chaos.Steps = 0, nil
+		for f := range s.pos {
+			if f == "chaos.warmup" || strings.HasPrefix(f, "chaos.steps") {
+				delete(s.pos, f)
+			}
+		}
 	}
 	if o.Rate != nil {
 		s.Producer.Rate = *o.Rate

@@ -374,6 +374,16 @@ func TestOverride(t *testing.T) {
 	}
 }
 
+func TestOverrideProducerOnly(t *testing.T) {
+	s := parse(t, "duration: 2m\nchaos:\n  warmup: 20s\n  steps:\n    - {at: 90s, action: add}\n")
+	if err := s.Override(Overrides{Duration: 10 * time.Second, ProducerOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ChaosPlan()) != 0 || s.Chaos.Warmup != 0 || s.Duration != 10*time.Second {
+		t.Errorf("after a producer-only override: %+v", s)
+	}
+}
+
 func TestRandIsPerPurpose(t *testing.T) {
 	s := parse(t, "duration: 1m\nseed: 9\n")
 	a, b := s.Rand("keys").Uint64(), s.Rand("keys").Uint64()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -296,6 +297,30 @@ func franzAmbiguous(err error) bool {
 }
 
 func (f *franz) awaitPartitions(ctx context.Context, n int32) error {
+	if f.p.sent.Load() == 0 {
+		// Before the first record: the producer id, and the topic's
+		// metadata through the same client (franz-go loads a topic into
+		// its producer on the first record to it).
+		if f.p.spec.Producer.Idempotence {
+			if _, _, err := f.cl.ProducerID(ctx); err != nil {
+				return fmt.Errorf("producer id: %w", err)
+			}
+		}
+		adm := kadm.NewClient(f.cl)
+		for {
+			md, err := adm.Metadata(ctx, f.topic)
+			if err == nil {
+				if t, ok := md.Topics[f.topic]; ok && t.Err == nil && int32(len(t.Partitions)) >= n {
+					return nil
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 	for {
 		f.cl.ForceMetadataRefresh()
 		if leader, _, err := f.cl.PartitionLeader(f.topic, n-1); err == nil && leader >= 0 {

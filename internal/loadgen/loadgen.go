@@ -275,7 +275,9 @@ type client interface {
 	// read during the call. A returned error means the record was not
 	// taken (and will not be reported).
 	produce(r *outRecord, key []byte, headers *headerValues) error
-	// awaitPartitions returns once the client knows n partitions of the topic.
+	// awaitPartitions returns once the client knows n partitions of the
+	// topic. Before the first record it also serves as the client's
+	// warm-up: connections and metadata are ready when traffic starts.
 	awaitPartitions(ctx context.Context, n int32) error
 	// flush returns once every record taken has been reported, or ctx ends.
 	flush(ctx context.Context) error
@@ -303,6 +305,15 @@ func (p *Producer) Run(ctx context.Context) (*Result, error) {
 	c, err := p.newClient()
 	if err != nil {
 		return nil, err
+	}
+	// Traffic starts once the client knows the topic, so that the first
+	// records' latency is not the client's start-up.
+	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	err = c.awaitPartitions(rctx, p.wantParts.Load())
+	cancel()
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("topic %s: the %s client sees no %d partitions: %w", p.topic, c.name(), p.wantParts.Load(), err)
 	}
 	p.start = time.Now()
 	p.startNs = p.start.UnixNano()
