@@ -89,7 +89,7 @@ const (
 	DefaultRate               = 1000
 	DefaultMaxInFlight        = 5
 	DefaultLinger             = 5 * time.Millisecond
-	DefaultBatchSize          = 16384
+	DefaultBatchSize          = 1000000
 	DefaultMembers            = 3
 	DefaultProcessingCost     = time.Millisecond
 	DefaultMaxPollRecords     = 500

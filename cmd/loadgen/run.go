@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"time"
@@ -62,6 +63,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	records := fs.Int64("records", 0, "override the workload's record count (drops duration)")
 	rate := fs.String("rate", "", `override the producer's rate: records/s, 0 or "unlimited" (drops ramp and steps)`)
 	quiet := fs.Bool("quiet", false, "no progress line")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: loadgen run [flags] WORKLOAD\n\nProduces the workload's traffic (topic, keys, value, producer sections) to a Kafka cluster: an\nexisting one (--bootstrap, -X), or a local one started for the run. Every delivery report becomes\na `produced` event in OUT/history/producer-0.0.jsonl; latencies go to OUT/producer.hlog.")
 		fs.PrintDefaults()
@@ -177,6 +179,17 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "loadgen: %s to %s (%d partitions, %s partitioner, %s client) at %s; results in %s\n",
 		s.Name, *topic, s.Topic.Partitions, s.Producer.Partitioner, s.Producer.Client, c.Bootstrap(), dir)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, runErr := p.Run(ctx)
 	if res == nil {
 		return runErr

@@ -1,0 +1,15 @@
+# loadgen: the producer of chaos runs (cmd/loadgen, internal/loadgen).
+
+BENCH_RECORDS    ?= 1000000
+BENCH_ROUNDS     ?= 3
+BENCH_PARTITIONS ?= 6
+BENCH_CLIENT     ?= confluent
+
+.PHONY: bench-producer
+
+# Peak throughput of loadgen against Kafka's ProducerPerformance on one local
+# broker: 100-byte values, acks=all, idempotence, alternating rounds; prints
+# both rates and their ratio. BENCH_CLIENT=franz measures the franz-go client.
+bench-producer: build kafka-fetch
+	$(GO) run ./internal/loadgen/benchproducer --loadgen $(LOADGEN) --records $(BENCH_RECORDS) \
+		--rounds $(BENCH_ROUNDS) --partitions $(BENCH_PARTITIONS) --client $(BENCH_CLIENT)
