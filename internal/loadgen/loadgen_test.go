@@ -49,7 +49,7 @@ func createTopic(t *testing.T, c cluster.Cluster, topic string, parts int32) {
 
 // run produces a workload to a fresh topic and returns the result, the
 // produced events and the latency log.
-func run(t *testing.T, c cluster.Cluster, s *workloads.Spec, topic string, during func(p *Producer)) (*Result, []history.Event, []byte) {
+func run(t *testing.T, c cluster.Cluster, s *workloads.Spec, topic string, during func(p *Producer), opts ...func(*Config)) (*Result, []history.Event, []byte) {
 	t.Helper()
 	createTopic(t, c, topic, int32(s.Topic.Partitions))
 	dir := t.TempDir()
@@ -58,7 +58,11 @@ func run(t *testing.T, c cluster.Cluster, s *workloads.Spec, topic string, durin
 		t.Fatal(err)
 	}
 	var hlog bytes.Buffer
-	p, err := New(Config{Spec: s, Topic: topic, Bootstrap: c.Bootstrap(), History: w, LatencyLog: &hlog, Log: os.Stderr})
+	cfg := Config{Spec: s, Topic: topic, Bootstrap: c.Bootstrap(), History: w, LatencyLog: &hlog, Log: os.Stderr}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +280,16 @@ func TestRateAndDuration(t *testing.T) {
 topic: {partitions: 3}
 producer: {rate: 500}
 `)
-	res, evs, _ := run(t, c, s, kafkatest.Name(t, "rate"), nil)
+	var progress []Progress
+	res, evs, _ := run(t, c, s, kafkatest.Name(t, "rate"), nil, func(cfg *Config) {
+		cfg.OnProgress = func(p Progress) { progress = append(progress, p) }
+	})
+	// A progress report a second, with the last second's rate and p99.
+	if len(progress) < 1 {
+		t.Errorf("%d progress reports in a 2 s run", len(progress))
+	} else if p := progress[0]; p.Rate < 300 || p.Rate > 700 || p.P99 <= 0 || p.Acked <= 0 || p.Partitions != 3 {
+		t.Errorf("first progress report %+v, want about 500 records/s", p)
+	}
 	if res.Sent != 1000 {
 		t.Errorf("sent %d records in 2 s at 500/s, want 1000", res.Sent)
 	}
