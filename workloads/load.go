@@ -44,7 +44,11 @@ func Parse(file string, data []byte) (*Spec, error) {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
 		}
-		p.add(line, "", "not valid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		if lines := strings.Split(string(data), "\n"); line > 0 && line <= len(lines) && strings.Contains(lines[line-1], "\t") {
+			msg += " (the line has a tab: YAML indents with spaces)"
+		}
+		p.add(line, "", "not valid YAML: %s", msg)
 		return nil, p.err()
 	}
 	var extra yaml.Node

@@ -99,6 +99,7 @@ func TestMalformedWorkloads(t *testing.T) {
 		{"not YAML", "duration: 1m\n  - oops: [\n",
 			[]string{"w.yaml:", "not valid YAML"}},
 		{"empty file", "", []string{"w.yaml: empty workload"}},
+		{"tab indentation", "duration: 1m\nkeys:\n\tcount: 10\n", []string{"w.yaml:3: not valid YAML", "the line has a tab: YAML indents with spaces"}},
 		{"a list at the top", "- duration: 1m\n", []string{"w.yaml:1: got a list, expected a mapping of workload fields"}},
 		{"wrong type: string for an int", "duration: 1m\ntopic: {partitions: twelve}\n",
 			[]string{`w.yaml:2: topic.partitions: got "twelve", expected a partition count`}},
