@@ -3,13 +3,13 @@
 BENCH_RECORDS    ?= 1000000
 BENCH_ROUNDS     ?= 3
 BENCH_PARTITIONS ?= 6
-BENCH_CLIENT     ?= confluent
+BENCH_CLIENTS    ?= confluent,franz
 
 .PHONY: bench-producer
 
 # Peak throughput of loadgen against Kafka's ProducerPerformance on one local
 # broker: 100-byte values, acks=all, idempotence, alternating rounds; prints
-# both rates and their ratio. BENCH_CLIENT=franz measures the franz-go client.
+# both rates and their ratio. BENCH_CLIENTS=confluent measures one client only.
 bench-producer: build kafka-fetch
 	$(GO) run ./internal/loadgen/benchproducer --loadgen $(LOADGEN) --records $(BENCH_RECORDS) \
-		--rounds $(BENCH_ROUNDS) --partitions $(BENCH_PARTITIONS) --client $(BENCH_CLIENT)
+		--rounds $(BENCH_ROUNDS) --partitions $(BENCH_PARTITIONS) --clients $(BENCH_CLIENTS)

@@ -90,7 +90,10 @@ func newConfluent(p *Producer) (*confluent, error) {
 		"batch.size":                            pr.BatchSize,
 		"compression.type":                      pr.Compression,
 		"message.timeout.ms":                    int(p.cfg.DeliveryTimeout / time.Millisecond),
-		"queue.buffering.max.messages":          p.cfg.MaxOutstanding + 1000,
+		// librdkafka counts a record until the delivery report event that
+		// holds it (a whole batch) is destroyed, after the report reached
+		// us: leave room above MaxOutstanding, which bounds the records.
+		"queue.buffering.max.messages": 2*p.cfg.MaxOutstanding + 10000,
 		// Reports carry the partition, offset and error; the key and
 		// value are known from the record itself.
 		"go.delivery.report.fields": "none",
@@ -165,7 +168,16 @@ func (c *confluent) produce(r *outRecord, key []byte, hv *headerValues) error {
 	c.msg.Headers = c.headers
 	c.msg.Opaque = r
 	// librdkafka copies key, value and headers before Produce returns.
-	return c.kp.Produce(&c.msg, nil)
+	for {
+		err := c.kp.Produce(&c.msg, nil)
+		var ke kafka.Error
+		if err == nil || !errors.As(err, &ke) || ke.Code() != kafka.ErrQueueFull {
+			return err
+		}
+		// A full queue is backpressure: wait for reports to drain it. The
+		// wait counts in the record's latency from its intended time.
+		time.Sleep(100 * time.Microsecond)
+	}
 }
 
 func (c *confluent) awaitPartitions(ctx context.Context, n int32) error {

@@ -141,6 +141,7 @@ type Producer struct {
 	spec      *workloads.Spec
 	topic     string
 	keys      *keygen.Keyspace
+	keyNames  []string // the keys as strings, for key spaces up to keyCacheMax
 	gen       *keygen.Generator
 	part      partitioner.Partitioner
 	sched     pace.Schedule
@@ -216,12 +217,29 @@ func New(cfg Config) (*Producer, error) {
 		proc:   []byte(cfg.Proc),
 		tokens: make(chan struct{}, cfg.MaxOutstanding),
 	}
+	if ks.Len() <= keyCacheMax {
+		p.keyNames = make([]string, ks.Len())
+		for i := range p.keyNames {
+			p.keyNames[i] = ks.Key(i)
+		}
+	}
 	p.wantParts.Store(int32(cfg.Partitions))
 	p.progress.Partitions = int32(cfg.Partitions)
 	if err := checkProps(cfg.Props); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// keyCacheMax bounds the key spaces whose keys are kept as strings for the
+// history events (up to about 40 MB).
+const keyCacheMax = 1 << 20
+
+func (p *Producer) keyName(i int) string {
+	if p.keyNames != nil {
+		return p.keyNames[i]
+	}
+	return p.keys.Key(i)
 }
 
 // Value returns the record value of a workload: value.size random
@@ -471,7 +489,7 @@ func (p *Producer) deliver(r *outRecord, offset int64, err error, ambiguous bool
 	ev := history.Event{
 		Kind: history.Produced, T: ack, Topic: p.topic,
 		Partition: r.partition, Offset: offset,
-		Key: p.keys.Key(r.key), Seq: r.seq, IntendedT: r.intended, SentT: r.sent,
+		Key: p.keyName(r.key), Seq: r.seq, IntendedT: r.intended, SentT: r.sent,
 	}
 	if err != nil {
 		ev.Offset = -1

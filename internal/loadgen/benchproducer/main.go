@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
@@ -42,19 +43,19 @@ func main() {
 	rounds := flag.Int("rounds", 3, "runs of each tool, alternating")
 	partitions := flag.Int("partitions", 6, "partitions of each run's topic")
 	valueSize := flag.Int("value-size", 100, "value size, bytes")
-	client := flag.String("client", "confluent", "loadgen's client: confluent or franz")
+	clients := flag.String("clients", "confluent,franz", "loadgen's clients to measure, comma-separated: confluent, franz")
 	linger := flag.Int("linger-ms", 5, "linger.ms of both producers (Kafka's default)")
 	batch := flag.Int("batch-size", 1000000, "batch.size of both producers (librdkafka's default; Kafka's Java default is 16384)")
 	bin := flag.String("loadgen", "bin/loadgen", "the loadgen binary")
 	keep := flag.Bool("keep", false, "keep the working folder (histories, logs)")
 	flag.Parse()
-	if err := run(*records, *rounds, *partitions, *valueSize, *client, *linger, *batch, *bin, *keep); err != nil {
+	if err := run(*records, *rounds, *partitions, *valueSize, strings.Split(*clients, ","), *linger, *batch, *bin, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-producer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(records, rounds, partitions, valueSize int, client string, linger, batch int, bin string, keep bool) error {
+func run(records, rounds, partitions, valueSize int, clients []string, linger, batch int, bin string, keep bool) error {
 	loadgenBin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -97,8 +98,15 @@ func run(records, rounds, partitions, valueSize int, client string, linger, batc
 	}
 	defer adm.Close()
 
-	workload := filepath.Join(work, "bench.yaml")
-	if err := os.WriteFile(workload, fmt.Appendf(nil, `name: bench-producer
+	workloads := map[string]string{}
+	tools := []string{}
+	for _, client := range clients {
+		if client != "confluent" && client != "franz" {
+			return fmt.Errorf("--clients: %q: expected confluent or franz", client)
+		}
+		workloads[client] = filepath.Join(work, "bench-"+client+".yaml")
+		tools = append(tools, "loadgen-"+client)
+		if err := os.WriteFile(workloads[client], fmt.Appendf(nil, `name: bench-producer
 seed: 1
 records: %d
 topic: {partitions: %d}
@@ -114,17 +122,41 @@ producer:
   batch_size: %d
   partitioner: murmur2
 `, records, partitions, valueSize, client, linger, batch), 0o644); err != nil {
-		return err
+			return err
+		}
 	}
-	fmt.Printf("%d records of %d bytes, acks=all, idempotence, linger.ms=%d, batch.size=%d, %d partitions; %d rounds, alternating\n\n",
+	tools = append(tools, "java")
+	fmt.Printf("%d records of %d bytes, acks=all, idempotence, linger.ms=%d, batch.size=%d, %d partitions; %d rounds, the order rotating\n\n",
 		records, valueSize, linger, batch, partitions, rounds)
+
+	// A warm-up run of each tool, not counted: the broker's first
+	// idempotent producer waits for its coordinator to load, and the JVM
+	// and page cache warm up.
+	for _, tool := range tools {
+		topic := "bench-warmup-" + tool
+		tctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := loadgen.CreateTopic(tctx, adm, topic, int32(partitions), 1)
+		cancel()
+		if err != nil {
+			return err
+		}
+		if client, ok := strings.CutPrefix(tool, "loadgen-"); ok {
+			_, err = runLoadgen(loadgenBin, c.Bootstrap(), topic, workloads[client], filepath.Join(work, topic), "--records", strconv.Itoa(min(records, 50000)))
+		} else {
+			_, err = runJava(java, dist.Classpath(), c.Bootstrap(), topic, min(records, 50000), valueSize, linger, batch)
+		}
+		if err != nil {
+			return fmt.Errorf("warm-up, %s: %w", tool, err)
+		}
+		if _, err := adm.DeleteTopics(ctx, topic); err != nil {
+			return err
+		}
+	}
 
 	var ms []measurement
 	for round := 1; round <= rounds; round++ {
-		order := []string{"loadgen", "java"}
-		if round%2 == 0 {
-			order = []string{"java", "loadgen"}
-		}
+		k := (round - 1) % len(tools)
+		order := append(append([]string(nil), tools[k:]...), tools[:k]...)
 		for _, tool := range order {
 			topic := fmt.Sprintf("bench-%s-%d", tool, round)
 			tctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -134,8 +166,9 @@ producer:
 				return err
 			}
 			var m measurement
-			if tool == "loadgen" {
-				m, err = runLoadgen(loadgenBin, c.Bootstrap(), topic, workload, filepath.Join(work, topic))
+			if client, ok := strings.CutPrefix(tool, "loadgen-"); ok {
+				m, err = runLoadgen(loadgenBin, c.Bootstrap(), topic, workloads[client], filepath.Join(work, topic))
+				m.tool = tool
 			} else {
 				m, err = runJava(java, dist.Classpath(), c.Bootstrap(), topic, records, valueSize, linger, batch)
 			}
@@ -144,7 +177,7 @@ producer:
 			}
 			m.round = round
 			ms = append(ms, m)
-			fmt.Printf("round %d  %-26s %10.0f records/s  %7.2f MB/s\n", round, label(m.tool, client), m.recordsPerSec, m.mbPerSec)
+			fmt.Printf("round %d  %-26s %10.0f records/s  %7.2f MB/s\n", round, label(m.tool), m.recordsPerSec, m.mbPerSec)
 			// Drop the topic so that every run starts on an empty log.
 			if _, err := adm.DeleteTopics(ctx, topic); err != nil {
 				return err
@@ -166,23 +199,27 @@ producer:
 	}
 	rps := func(m measurement) float64 { return m.recordsPerSec }
 	mbs := func(m measurement) float64 { return m.mbPerSec }
-	lr, jr := med("loadgen", rps), med("java", rps)
+	jr := med("java", rps)
 	fmt.Printf("\nmedian of %d rounds:\n", rounds)
-	fmt.Printf("  %-26s %10.0f records/s  %7.2f MB/s\n", label("loadgen", client), lr, med("loadgen", mbs))
-	fmt.Printf("  %-26s %10.0f records/s  %7.2f MB/s\n", label("java", client), jr, med("java", mbs))
-	fmt.Printf("  ratio loadgen / ProducerPerformance: %.2f\n", lr/jr)
+	for _, tool := range tools {
+		fmt.Printf("  %-26s %10.0f records/s  %7.2f MB/s\n", label(tool), med(tool, rps), med(tool, mbs))
+	}
+	for _, tool := range tools[:len(tools)-1] {
+		fmt.Printf("  ratio %s / ProducerPerformance: %.2f\n", label(tool), med(tool, rps)/jr)
+	}
 	return nil
 }
 
-func label(tool, client string) string {
+func label(tool string) string {
 	if tool == "java" {
 		return "ProducerPerformance (Java)"
 	}
-	return "loadgen (" + client + ")"
+	return "loadgen (" + strings.TrimPrefix(tool, "loadgen-") + ")"
 }
 
-func runLoadgen(bin, bootstrap, topic, workload, out string) (measurement, error) {
-	cmd := exec.Command(bin, "run", "--bootstrap", bootstrap, "--topic", topic, "--out", out, "--quiet", workload)
+func runLoadgen(bin, bootstrap, topic, workload, out string, extra ...string) (measurement, error) {
+	args := append([]string{"run", "--bootstrap", bootstrap, "--topic", topic, "--out", out, "--quiet"}, extra...)
+	cmd := exec.Command(bin, append(args, workload)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -207,7 +244,7 @@ func runLoadgen(bin, bootstrap, topic, workload, out string) (measurement, error
 	}
 	// The history is part of the run: remove it only now.
 	_ = os.RemoveAll(filepath.Join(out, "history"))
-	return measurement{tool: "loadgen", recordsPerSec: sum.RecordsPerS, mbPerSec: sum.ValueMBPerS, elapsed: time.Duration(sum.ElapsedS * float64(time.Second))}, nil
+	return measurement{recordsPerSec: sum.RecordsPerS, mbPerSec: sum.ValueMBPerS, elapsed: time.Duration(sum.ElapsedS * float64(time.Second))}, nil
 }
 
 // ProducerPerformance's final line: "N records sent, X records/sec (Y MB/sec), ...".
