@@ -148,6 +148,7 @@ type Producer struct {
 	value     []byte
 	proc      []byte
 	wantParts atomic.Int32
+	ran       atomic.Bool
 
 	start   time.Time
 	startNs int64
@@ -320,6 +321,9 @@ func (p *Producer) now() int64 { return p.startNs + int64(time.Since(p.start)) }
 // delivery timeout; after ctx ends, up to StopGrace) and returns what
 // happened. The history is flushed at least every 100 ms and at the end.
 func (p *Producer) Run(ctx context.Context) (*Result, error) {
+	if !p.ran.CompareAndSwap(false, true) {
+		return nil, errors.New("loadgen: a Producer runs once")
+	}
 	c, err := p.newClient()
 	if err != nil {
 		return nil, err
