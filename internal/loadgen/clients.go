@@ -181,6 +181,9 @@ func (c *confluent) produce(r *outRecord, key []byte, hv *headerValues) error {
 }
 
 func (c *confluent) awaitPartitions(ctx context.Context, n int32) error {
+	if c.p.sent.Load() == 0 && c.p.spec.Producer.Idempotence {
+		warmProducerIDs(ctx, c.p)
+	}
 	var last error
 	for {
 		// A metadata request refreshes librdkafka's view of the topic,
@@ -219,6 +222,28 @@ func (c *confluent) purge() {
 func (c *confluent) close() {
 	c.kp.Close()
 	<-c.done
+}
+
+// warmProducerIDs asks the cluster for one idempotent producer id, through
+// a short-lived franz-go client, before traffic starts. On a new cluster
+// the first such request makes the broker create and load the transaction
+// state that hands out producer ids, which takes a second or more;
+// librdkafka acquires its id in the background with no way to wait for
+// it, so without this the first records of a fresh cluster would wait.
+// It is best effort: on any error the producer starts anyway.
+func warmProducerIDs(ctx context.Context, p *Producer) {
+	opts, err := p.cfg.Props.Connection().FranzOpts()
+	if err != nil {
+		return
+	}
+	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(strings.Split(p.cfg.Bootstrap, ",")...))...)
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	_, _, _ = cl.ProducerID(wctx)
 }
 
 // --- franz-go ---
