@@ -48,14 +48,15 @@ func main() {
 	batch := flag.Int("batch-size", 1000000, "batch.size of both producers (librdkafka's default; Kafka's Java default is 16384)")
 	bin := flag.String("loadgen", "bin/loadgen", "the loadgen binary")
 	keep := flag.Bool("keep", false, "keep the working folder (histories, logs)")
+	ceiling := flag.Bool("client-ceiling", false, "also measure confluent-kafka-go alone (no loadgen) on the same keyed records, with and without the three headers")
 	flag.Parse()
-	if err := run(*records, *rounds, *partitions, *valueSize, strings.Split(*clients, ","), *linger, *batch, *bin, *keep); err != nil {
+	if err := run(*records, *rounds, *partitions, *valueSize, strings.Split(*clients, ","), *linger, *batch, *bin, *keep, *ceiling); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-producer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(records, rounds, partitions, valueSize int, clients []string, linger, batch int, bin string, keep bool) error {
+func run(records, rounds, partitions, valueSize int, clients []string, linger, batch int, bin string, keep, ceiling bool) error {
 	loadgenBin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -126,6 +127,9 @@ producer:
 		}
 	}
 	tools = append(tools, "java")
+	if ceiling {
+		tools = append(tools, "raw-confluent", "raw-confluent-headers")
+	}
 	fmt.Printf("%d records of %d bytes, acks=all, idempotence, linger.ms=%d, batch.size=%d, %d partitions; %d rounds, the order rotating\n\n",
 		records, valueSize, linger, batch, partitions, rounds)
 
@@ -140,7 +144,9 @@ producer:
 		if err != nil {
 			return err
 		}
-		if client, ok := strings.CutPrefix(tool, "loadgen-"); ok {
+		if strings.HasPrefix(tool, "raw-") {
+			continue
+		} else if client, ok := strings.CutPrefix(tool, "loadgen-"); ok {
 			_, err = runLoadgen(loadgenBin, c.Bootstrap(), topic, workloads[client], filepath.Join(work, topic), "--records", strconv.Itoa(min(records, 50000)))
 		} else {
 			_, err = runJava(java, dist.Classpath(), c.Bootstrap(), topic, min(records, 50000), valueSize, linger, batch)
@@ -169,6 +175,10 @@ producer:
 			if client, ok := strings.CutPrefix(tool, "loadgen-"); ok {
 				m, err = runLoadgen(loadgenBin, c.Bootstrap(), topic, workloads[client], filepath.Join(work, topic))
 				m.tool = tool
+			} else if raw, ok := strings.CutPrefix(tool, "raw-confluent"); ok {
+				m.tool = tool
+				m.recordsPerSec, err = confluentCeiling(c.Bootstrap(), topic, records, partitions, valueSize, linger, batch, raw != "")
+				m.mbPerSec = m.recordsPerSec * float64(valueSize) / (1 << 20)
 			} else {
 				m, err = runJava(java, dist.Classpath(), c.Bootstrap(), topic, records, valueSize, linger, batch)
 			}
@@ -204,15 +214,22 @@ producer:
 	for _, tool := range tools {
 		fmt.Printf("  %-26s %10.0f records/s  %7.2f MB/s\n", label(tool), med(tool, rps), med(tool, mbs))
 	}
-	for _, tool := range tools[:len(tools)-1] {
-		fmt.Printf("  ratio %s / ProducerPerformance: %.2f\n", label(tool), med(tool, rps)/jr)
+	for _, tool := range tools {
+		if tool != "java" {
+			fmt.Printf("  ratio %s / ProducerPerformance: %.2f\n", label(tool), med(tool, rps)/jr)
+		}
 	}
 	return nil
 }
 
 func label(tool string) string {
-	if tool == "java" {
+	switch tool {
+	case "java":
 		return "ProducerPerformance (Java)"
+	case "raw-confluent":
+		return "confluent-kafka-go alone"
+	case "raw-confluent-headers":
+		return "confluent-kafka-go + 3 hdrs"
 	}
 	return "loadgen (" + strings.TrimPrefix(tool, "loadgen-") + ")"
 }
