@@ -1,0 +1,97 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/chaosbench/chaosbench/internal/history"
+)
+
+// Duplicates (design.md, "Duplicate"): a processed event for a (partition,
+// offset) already processed. A duplicate belongs to the disruption of its
+// partition's most recent ownership change: redelivery is the next owner
+// re-reading from the committed offset what the old owner had already
+// processed, and it goes on after the partition is live again, so the
+// partition's handover, not the group's window, is what ties a duplicate
+// to its cause (docs/summary.md). Duplicates of a partition that never
+// changed hands are unattributed.
+type dupState struct {
+	count        int64
+	unattributed int64
+	examples     []Example
+}
+
+func (s *dupState) init() {}
+
+func (a *analyzer) duplicate(p *partition, m *member, e *history.Event) {
+	s := &a.dup
+	s.count++
+	pp := p.last
+	id := 0
+	if pp == nil {
+		s.unattributed++
+	} else {
+		pp.dups++
+		pp.d.dups++
+		id = pp.d.out.ID
+	}
+	if len(s.examples) < a.opts.MaxExamples {
+		s.examples = append(s.examples, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset),
+			Key: e.Key, Seq: ptr(e.Seq), Disruption: id})
+	}
+}
+
+func (a *analyzer) duplicatesResult(s *Summary) {
+	r := &s.Duplicates
+	g := GuaranteeOf(a.cell.CommitPolicy)
+	r.Count, r.Unattributed = a.dup.count, a.dup.unattributed
+	r.Examples = a.dup.examples
+	r.ByDisruption = map[int]int64{}
+	for _, d := range a.disr {
+		if d.dups > 0 {
+			r.ByDisruption[d.out.ID] = d.dups
+		}
+	}
+	// The cross-check: a handover cannot redeliver more than the records
+	// processed at or above the committed offset when it began, plus what
+	// the old owner processed after it.
+	var beyond []Example
+	for _, d := range a.disr {
+		for _, pp := range d.pauses {
+			if pp.dups > pp.bound+pp.extra {
+				r.BeyondUncommitted++
+				if len(beyond) < a.opts.MaxExamples {
+					beyond = append(beyond, Example{T: pp.start, Partition: ptr(pp.p.id), Disruption: d.out.ID, Proc: nameOf(pp.from),
+						Detail: fmt.Sprintf("%d duplicates, but only %d records were processed above the committed offset", pp.dups, pp.bound+pp.extra)})
+				}
+			}
+		}
+	}
+	switch g {
+	case AtMostOnce:
+		r.Check = Check{Verdict: Valid, Expect: "no duplicates (at-most-once)"}
+		if r.Count > 0 {
+			r.Verdict = Invalid
+			r.Reason = fmt.Sprintf("%d records processed more than once under an at-most-once policy", r.Count)
+		}
+	default:
+		r.Check = Check{Verdict: Valid, Expect: "duplicates allowed (" + g + ")", Examples: r.Examples}
+	}
+	r.Examples = a.dup.examples
+	if r.BeyondUncommitted > 0 {
+		s.Findings = append(s.Findings, Finding{Checker: "duplicates", Kind: "duplicates_beyond_uncommitted", Verdict: Unknown,
+			Count:    int64(r.BeyondUncommitted),
+			Message:  fmt.Sprintf("%d handovers redelivered more records than were processed above the committed offset: the new owner started below a successful commit, or the history misses commits", r.BeyondUncommitted),
+			Examples: beyond})
+		if r.Verdict == Valid {
+			r.Verdict = Unknown
+			r.Reason = "duplicates exceed the uncommitted window (see findings)"
+		}
+	}
+}
+
+func nameOf(m *member) string {
+	if m == nil {
+		return ""
+	}
+	return m.name
+}

@@ -1,0 +1,170 @@
+package check
+
+import (
+	"fmt"
+	"math"
+)
+
+// timeline counts processing and acknowledgements in fixed-width bins
+// from the first event of the history. When the bins would exceed their
+// cap, adjacent pairs merge and the width doubles, so memory is bounded
+// by the cap, whatever the run's length.
+type timeline struct {
+	t0      int64
+	w       int64
+	maxBins int
+	proc    []int64 // processed events, duplicates included
+	first   []int64 // first processings
+	ack     []int64
+	marks   []Mark
+	// A baseline never reaches back before the steady phase began (or,
+	// without phase events, the first processing).
+	steadyT, firstProcT int64
+}
+
+func (tl *timeline) init(w int64, maxBins int) { tl.w, tl.maxBins = w, maxBins }
+
+func (tl *timeline) start(t int64) { tl.t0 = t }
+
+func (tl *timeline) bin(t int64) int {
+	i := (t - tl.t0) / tl.w
+	for i >= int64(tl.maxBins) {
+		tl.coarsen()
+		i = (t - tl.t0) / tl.w
+	}
+	for int(i) >= len(tl.proc) {
+		tl.proc = append(tl.proc, 0)
+		tl.first = append(tl.first, 0)
+		tl.ack = append(tl.ack, 0)
+	}
+	return int(i)
+}
+
+func (tl *timeline) coarsen() {
+	half := func(s []int64) []int64 {
+		out := s[:0]
+		for i := 0; i < len(s); i += 2 {
+			v := s[i]
+			if i+1 < len(s) {
+				v += s[i+1]
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	tl.proc, tl.first, tl.ack = half(tl.proc), half(tl.first), half(tl.ack)
+	tl.w *= 2
+}
+
+func (tl *timeline) processed(t int64, first bool) {
+	if tl.firstProcT == 0 {
+		tl.firstProcT = t
+	}
+	i := tl.bin(t)
+	tl.proc[i]++
+	if first {
+		tl.first[i]++
+	}
+}
+
+func (tl *timeline) acked(t int64) { tl.ack[tl.bin(t)]++ }
+
+func (tl *timeline) mark(t int64, label, kind string) {
+	tl.bin(t)
+	tl.marks = append(tl.marks, Mark{T: t, Label: label, Kind: kind})
+}
+
+// lag returns the acknowledged records not yet processed at the end of
+// each bin.
+func (tl *timeline) lag() []int64 {
+	out := make([]int64, len(tl.proc))
+	var acked, done int64
+	for i := range tl.proc {
+		acked += tl.ack[i]
+		done += tl.first[i]
+		out[i] = acked - done
+	}
+	return out
+}
+
+func (tl *timeline) result() Timeline {
+	return Timeline{
+		StartT:    tl.t0,
+		BinMs:     float64(tl.w) / 1e6,
+		Processed: append([]int64{}, tl.proc...),
+		Acked:     append([]int64{}, tl.ack...),
+		Lag:       tl.lag(),
+		Marks:     tl.marks,
+	}
+}
+
+// recovery returns the time from start until the group's processing rate
+// is back to frac of its rate before start and the lag back to its level
+// before start, searching from the end of the disruption window (endT) up
+// to the end of traffic (stopT, 0: the end of the timeline). The rate
+// before is the mean over the bins that end within baseline before start;
+// the lag before is the largest lag at the end of those bins; the rate
+// after is the mean over the trailing rateWindow, never reaching back
+// before start.
+func (tl *timeline) recovery(start, endT, stopT, baseline, rateWindow int64, frac float64) (ms *float64, note string) {
+	if len(tl.proc) == 0 {
+		return nil, "empty timeline"
+	}
+	lag := tl.lag()
+	w := tl.w
+	binStart := func(i int) int64 { return tl.t0 + int64(i)*w }
+	// Baseline: bins [b0, b1) entirely inside [start-baseline, start).
+	b1 := int((start - tl.t0) / w) // first bin that is not entirely before start
+	floor := tl.steadyT
+	if floor == 0 {
+		floor = tl.firstProcT
+	}
+	b0 := int(ceilDiv(max(start-baseline, floor)-tl.t0, w))
+	b0 = max(b0, 0)
+	if b1 > len(tl.proc) {
+		b1 = len(tl.proc)
+	}
+	if b1 <= b0 {
+		return nil, "no processing before it to compare with"
+	}
+	var sum int64
+	lagBefore := int64(math.MinInt64)
+	for i := b0; i < b1; i++ {
+		sum += tl.proc[i]
+		lagBefore = max(lagBefore, lag[i])
+	}
+	rateBefore := float64(sum) / float64(int64(b1-b0)*w)
+	if sum == 0 {
+		return nil, "no processing before it to compare with"
+	}
+	first := int(ceilDiv(start-tl.t0, w)) // first bin starting at or after start
+	k := int(max(rateWindow/w, 1))
+	j0 := max(int((endT-tl.t0)/w), first)
+	last := len(tl.proc) - 1
+	if stopT > 0 {
+		last = min(last, int((stopT-tl.t0)/w)-1)
+	}
+	for j := j0; j <= last; j++ {
+		lo := max(j-k+1, first)
+		var n int64
+		for i := lo; i <= j; i++ {
+			n += tl.proc[i]
+		}
+		rate := float64(n) / float64(int64(j-lo+1)*w)
+		if rate >= frac*rateBefore && lag[j] <= lagBefore {
+			v := float64(binStart(j+1)-start) / 1e6
+			return &v, ""
+		}
+	}
+	if stopT > 0 {
+		return nil, fmt.Sprintf("not recovered before the end of traffic (rate before %.0f/s, lag before %d)", rateBefore*1e9, lagBefore)
+	}
+	return nil, fmt.Sprintf("not recovered before the end of the history (rate before %.0f/s, lag before %d)", rateBefore*1e9, lagBefore)
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return -((-a) / b)
+	}
+	return (a + b - 1) / b
+}
