@@ -88,14 +88,14 @@ type pause struct {
 
 // disruption is a chaos step or an unplanned membership change.
 type disruption struct {
-	out     Disruption
-	pauses  []*pause
-	open    int   // pauses still open
-	last    int64 // last activity: a pause ended or an assignment event
-	gens    map[int32]struct{}
-	before  []*member // owners at the start, by partition
-	after   []*member // owners when the window last closed
-	closed  bool      // after is valid
+	out       Disruption
+	pauses    []*pause
+	open      int   // pauses still open
+	last      int64 // last activity: a pause ended or an assignment event
+	gens      map[int32]struct{}
+	before    []*member // owners at the start, by partition
+	after     []*member // owners when the window last closed
+	closed    bool      // after is valid
 	assignees map[string]struct{}
 	groupStop int64
 	dups      int64

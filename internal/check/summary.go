@@ -145,21 +145,21 @@ type Check struct {
 // Example is one instance of an anomaly; which fields are set depends on
 // the anomaly.
 type Example struct {
-	T          int64   `json:"t,omitempty"`
-	Proc       string  `json:"proc,omitempty"`
-	Inc        *int    `json:"inc,omitempty"`
-	Partition  *int32  `json:"partition,omitempty"`
-	Offset     *int64  `json:"offset,omitempty"`
-	Offsets    string  `json:"offsets,omitempty"` // a range, "120-134"
-	Key        string  `json:"key,omitempty"`
-	Seq        *int64  `json:"seq,omitempty"`
-	Producer   string  `json:"producer,omitempty"`
-	Other      string  `json:"other,omitempty"` // the other member (overlap), "m2.0"
-	Disruption int     `json:"disruption,omitempty"`
-	Generation *int32  `json:"generation,omitempty"`
+	T          int64    `json:"t,omitempty"`
+	Proc       string   `json:"proc,omitempty"`
+	Inc        *int     `json:"inc,omitempty"`
+	Partition  *int32   `json:"partition,omitempty"`
+	Offset     *int64   `json:"offset,omitempty"`
+	Offsets    string   `json:"offsets,omitempty"` // a range, "120-134"
+	Key        string   `json:"key,omitempty"`
+	Seq        *int64   `json:"seq,omitempty"`
+	Producer   string   `json:"producer,omitempty"`
+	Other      string   `json:"other,omitempty"` // the other member (overlap), "m2.0"
+	Disruption int      `json:"disruption,omitempty"`
+	Generation *int32   `json:"generation,omitempty"`
 	Members    []string `json:"members,omitempty"`
-	Partitions []int32 `json:"partitions,omitempty"`
-	Detail     string  `json:"detail,omitempty"`
+	Partitions []int32  `json:"partitions,omitempty"`
+	Detail     string   `json:"detail,omitempty"`
 }
 
 // Finding is a named anomaly with a count: from these checkers (kinds
@@ -213,12 +213,12 @@ type Disruption struct {
 	// Partitions affected: ownership ended while this disruption was the
 	// cause. IdlePartitions had nothing to consume and were measured to
 	// their assignment; UnfinishedPartitions were never live again.
-	Partitions           int     `json:"partitions"`
-	IdlePartitions       int     `json:"idle_partitions,omitempty"`
-	UnfinishedPartitions int     `json:"unfinished_partitions,omitempty"`
-	Pause                Stats   `json:"pause"`
-	PartitionSeconds     float64 `json:"partition_seconds"`
-	GroupStopMs          float64 `json:"group_stop_ms"`
+	Partitions           int      `json:"partitions"`
+	IdlePartitions       int      `json:"idle_partitions,omitempty"`
+	UnfinishedPartitions int      `json:"unfinished_partitions,omitempty"`
+	Pause                Stats    `json:"pause"`
+	PartitionSeconds     float64  `json:"partition_seconds"`
+	GroupStopMs          float64  `json:"group_stop_ms"`
 	RecoveryMs           *float64 `json:"recovery_ms"`
 	RecoveryNote         string   `json:"recovery_note,omitempty"`
 	Duplicates           int64    `json:"duplicates"`
@@ -236,11 +236,11 @@ type Disruption struct {
 
 // PartitionPause is one partition's pause.
 type PartitionPause struct {
-	Disruption int    `json:"disruption"`
-	Partition  int32  `json:"partition"`
-	From       string `json:"from,omitempty"` // the owner that stopped, "m1.0"
-	To         string `json:"to,omitempty"`   // the owner that took over
-	StartT     int64  `json:"start_t"`
+	Disruption int     `json:"disruption"`
+	Partition  int32   `json:"partition"`
+	From       string  `json:"from,omitempty"` // the owner that stopped, "m1.0"
+	To         string  `json:"to,omitempty"`   // the owner that took over
+	StartT     int64   `json:"start_t"`
 	Ms         float64 `json:"ms"`
 	// Idle: the partition had nothing to consume; measured to the
 	// assignment (or resume) instead of the first processed record.
@@ -366,10 +366,10 @@ type SkewResult struct {
 
 // MemberLoad is one member's share of the work.
 type MemberLoad struct {
-	Member          string  `json:"member"`
-	Processed       int64   `json:"processed"`
-	OwnedSeconds    float64 `json:"owned_seconds"`
-	RecordsPerSec   float64 `json:"records_per_owned_second"`
+	Member        string  `json:"member"`
+	Processed     int64   `json:"processed"`
+	OwnedSeconds  float64 `json:"owned_seconds"`
+	RecordsPerSec float64 `json:"records_per_owned_second"`
 }
 
 // MovementResult is the movement check (design.md, "Movement").
