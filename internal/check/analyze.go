@@ -87,6 +87,7 @@ type analyzer struct {
 	steps map[int]*disruption
 
 	live      int
+	lagTotal  int64 // the sum of the partitions' lag
 	stopStart int64
 	stopD     *disruption
 
@@ -214,10 +215,12 @@ func (a *analyzer) produced(e *history.Event) {
 		a.stats.Errors++
 		return
 	}
+	before := p.lag()
 	if p.acked.add(e.Offset) {
 		a.stats.Acked++
 		p.records++
-		a.tl.acked(e.T)
+		a.lagTotal += p.lag() - before
+		a.tl.acked(e.T, a.lagTotal)
 	}
 }
 
@@ -227,8 +230,10 @@ func (a *analyzer) processed(e *history.Event) {
 		return
 	}
 	m := a.member(e.Proc, e.Inc)
+	before := p.lag()
 	first := p.processed.add(e.Offset)
-	a.tl.processed(e.T, first)
+	a.lagTotal += p.lag() - before
+	a.tl.processed(e.T, a.lagTotal)
 	m.load.processed++
 	if first {
 		// Before the model moves: the record that ends a window was

@@ -61,7 +61,7 @@ func (a *analyzer) duplicatesResult(s *Summary) {
 				r.BeyondUncommitted++
 				if len(beyond) < a.opts.MaxExamples {
 					beyond = append(beyond, Example{T: pp.start, Partition: ptr(pp.p.id), Disruption: d.out.ID, Proc: nameOf(pp.from),
-						Detail: fmt.Sprintf("%d duplicates, but only %d records were processed above the committed offset", pp.dups, pp.bound+pp.extra)})
+						Detail: fmt.Sprintf("%s, but only %s processed at or above the committed offset", plural(pp.dups, "duplicate"), plural(pp.bound+pp.extra, "record"))})
 				}
 			}
 		}
@@ -71,7 +71,7 @@ func (a *analyzer) duplicatesResult(s *Summary) {
 		r.Check = Check{Verdict: Valid, Expect: "no duplicates (at-most-once)"}
 		if r.Count > 0 {
 			r.Verdict = Invalid
-			r.Reason = fmt.Sprintf("%d records processed more than once under an at-most-once policy", r.Count)
+			r.Reason = fmt.Sprintf("%s processed more than once under an at-most-once policy", plural(r.Count, "record"))
 		}
 	default:
 		r.Check = Check{Verdict: Valid, Expect: "duplicates allowed (" + g + ")", Examples: r.Examples}
@@ -94,4 +94,12 @@ func nameOf(m *member) string {
 		return ""
 	}
 	return m.name
+}
+
+// plural returns "1 record", "2 records".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

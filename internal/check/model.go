@@ -165,6 +165,10 @@ func (p *partition) removeHolder(m *member) {
 	}
 }
 
+// lag is the partition's lag: its highest acknowledged offset minus its
+// highest processed offset, at least 0.
+func (p *partition) lag() int64 { return max(p.acked.max()-p.processed.max(), 0) }
+
 // nothingToConsume reports whether p has no record at or above the
 // offset its next owner starts from (the committed offset).
 func (p *partition) nothingToConsume() bool {
@@ -329,6 +333,9 @@ func (a *analyzer) rebalanceEvent(t int64, gen int32, m *member, assigned bool) 
 	}
 	if assigned {
 		d.assignees[m.proc] = struct{}{}
+	}
+	if d.open == 0 {
+		d.snapshotAfter(a) // settled, as far as is known now
 	}
 }
 

@@ -24,7 +24,8 @@ import (
 // parts=partitions (comma-separated), and lat=L for a processed record's
 // latency: intended_t is L ms before the event, or it=V[+K] for an
 // intended_t of V ms from the origin (growing by K per repetition). A key may contain {r},
-// the repetition's number. `go test -run TestKnownAnswers -update` writes the
+// the repetition's number. "T PROC raw TEXT" writes TEXT as a line of
+// PROC's file verbatim (a malformed line). `go test -run TestKnownAnswers -update` writes the
 // history/*.jsonl files the checkers read; the test fails if they are
 // stale.
 
@@ -86,6 +87,11 @@ func expandLine(text string) ([]history.Event, error) {
 		proc = proc[:i]
 	}
 	kind := history.Kind(w[1])
+	if kind == "raw" {
+		// A line written verbatim: a malformed or truncated one.
+		rest := strings.TrimSpace(text[strings.Index(text, " raw")+4:])
+		return []history.Event{{Kind: "raw", T: origin + int64(t*1e6), Proc: proc, Inc: inc, Params: rest}}, nil
+	}
 	if !kind.Known() {
 		return nil, fmt.Errorf("unknown kind %q", w[1])
 	}
@@ -226,7 +232,11 @@ func writeHistories(dir string, evs []history.Event) error {
 		sort.SliceStable(es, func(i, j int) bool { return es[i].T < es[j].T })
 		var b []byte
 		for i := range es {
-			b = history.AppendJSON(b, &es[i])
+			if es[i].Kind == "raw" {
+				b = append(b, es[i].Params...)
+			} else {
+				b = history.AppendJSON(b, &es[i])
+			}
 			b = append(b, '\n')
 		}
 		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {

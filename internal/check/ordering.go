@@ -34,6 +34,9 @@ type keyState struct {
 	seqs    intervals
 	maxSeq  int64
 	maxPart int32
+	// maxZombie: the record with the highest seq was processed by a
+	// zombie, which makes the owner's next records look reordered.
+	maxZombie bool
 }
 
 func (s *orderState) init() {
@@ -72,7 +75,7 @@ func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Ev
 		return
 	}
 	if e.Seq > k.maxSeq {
-		k.maxSeq, k.maxPart = e.Seq, p.id
+		k.maxSeq, k.maxPart, k.maxZombie = e.Seq, p.id, zombie
 		return
 	}
 	s.reorders++
@@ -84,6 +87,9 @@ func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Ev
 	case zombie:
 		s.zombie++
 		kind, detail = "reorder_zombie", fmt.Sprintf("seq %d was processed before; this member no longer owned the partition", k.maxSeq)
+	case k.maxZombie:
+		s.zombie++
+		kind, detail = "reorder_zombie", fmt.Sprintf("seq %d was processed before, by a member that no longer owned the partition", k.maxSeq)
 	default:
 		s.same++
 		kind, detail = "reorder_same_partition", fmt.Sprintf("seq %d was processed before, on the same partition", k.maxSeq)

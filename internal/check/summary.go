@@ -417,8 +417,9 @@ type Timeline struct {
 	StartT int64   `json:"start_t"`
 	BinMs  float64 `json:"bin_ms"`
 	// Processed counts processed events per bin (duplicates included);
-	// Acked acknowledged produced records; Lag is the acknowledged records
-	// not yet processed at the end of each bin.
+	// Acked acknowledged produced records; Lag is the group's lag at the
+	// end of each bin: the sum over partitions of the highest acknowledged
+	// offset minus the highest processed offset (at least 0).
 	Processed []int64 `json:"processed"`
 	Acked     []int64 `json:"acked"`
 	Lag       []int64 `json:"lag"`

@@ -14,9 +14,14 @@ type timeline struct {
 	w       int64
 	maxBins int
 	proc    []int64 // processed events, duplicates included
-	first   []int64 // first processings
-	ack     []int64
-	marks   []Mark
+	ack     []int64 // acknowledged records
+	// lag[i] is the group's lag at the end of bin i: the sum over
+	// partitions of the highest acknowledged offset minus the highest
+	// processed offset (at least 0), the way Kafka's consumer lag is log
+	// end minus position. A skipped record is not lag: the group moved past
+	// it.
+	lag   []int64
+	marks []Mark
 	// A baseline never reaches back before the steady phase began (or,
 	// without phase events, the first processing).
 	steadyT, firstProcT int64
@@ -33,58 +38,55 @@ func (tl *timeline) bin(t int64) int {
 		i = (t - tl.t0) / tl.w
 	}
 	for int(i) >= len(tl.proc) {
+		var carry int64 // a bin without events keeps the lag it started with
+		if n := len(tl.lag); n > 0 {
+			carry = tl.lag[n-1]
+		}
 		tl.proc = append(tl.proc, 0)
-		tl.first = append(tl.first, 0)
 		tl.ack = append(tl.ack, 0)
+		tl.lag = append(tl.lag, carry)
 	}
 	return int(i)
 }
 
 func (tl *timeline) coarsen() {
-	half := func(s []int64) []int64 {
+	merge := func(s []int64, last bool) []int64 {
 		out := s[:0]
 		for i := 0; i < len(s); i += 2 {
 			v := s[i]
 			if i+1 < len(s) {
-				v += s[i+1]
+				if last {
+					v = s[i+1]
+				} else {
+					v += s[i+1]
+				}
 			}
 			out = append(out, v)
 		}
 		return out
 	}
-	tl.proc, tl.first, tl.ack = half(tl.proc), half(tl.first), half(tl.ack)
+	tl.proc, tl.ack, tl.lag = merge(tl.proc, false), merge(tl.ack, false), merge(tl.lag, true)
 	tl.w *= 2
 }
 
-func (tl *timeline) processed(t int64, first bool) {
+func (tl *timeline) processed(t int64, lag int64) {
 	if tl.firstProcT == 0 {
 		tl.firstProcT = t
 	}
 	i := tl.bin(t)
 	tl.proc[i]++
-	if first {
-		tl.first[i]++
-	}
+	tl.lag[i] = lag
 }
 
-func (tl *timeline) acked(t int64) { tl.ack[tl.bin(t)]++ }
+func (tl *timeline) acked(t int64, lag int64) {
+	i := tl.bin(t)
+	tl.ack[i]++
+	tl.lag[i] = lag
+}
 
 func (tl *timeline) mark(t int64, label, kind string) {
 	tl.bin(t)
 	tl.marks = append(tl.marks, Mark{T: t, Label: label, Kind: kind})
-}
-
-// lag returns the acknowledged records not yet processed at the end of
-// each bin.
-func (tl *timeline) lag() []int64 {
-	out := make([]int64, len(tl.proc))
-	var acked, done int64
-	for i := range tl.proc {
-		acked += tl.ack[i]
-		done += tl.first[i]
-		out[i] = acked - done
-	}
-	return out
 }
 
 func (tl *timeline) result() Timeline {
@@ -93,7 +95,7 @@ func (tl *timeline) result() Timeline {
 		BinMs:     float64(tl.w) / 1e6,
 		Processed: append([]int64{}, tl.proc...),
 		Acked:     append([]int64{}, tl.ack...),
-		Lag:       tl.lag(),
+		Lag:       append([]int64{}, tl.lag...),
 		Marks:     tl.marks,
 	}
 }
@@ -110,7 +112,7 @@ func (tl *timeline) recovery(start, endT, stopT, baseline, rateWindow int64, fra
 	if len(tl.proc) == 0 {
 		return nil, "empty timeline"
 	}
-	lag := tl.lag()
+	lag := tl.lag
 	w := tl.w
 	binStart := func(i int) int64 { return tl.t0 + int64(i)*w }
 	// Baseline: bins [b0, b1) entirely inside [start-baseline, start).
