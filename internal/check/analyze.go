@@ -87,6 +87,7 @@ type analyzer struct {
 	steps map[int]*disruption
 
 	live      int
+	openDisr  int   // disruptions with a partition not live again
 	lagTotal  int64 // the sum of the partitions' lag
 	stopStart int64
 	stopD     *disruption
@@ -327,7 +328,7 @@ func (a *analyzer) chaos(e *history.Event) {
 			a.resumeMember(m, e.T)
 		}
 		if d := a.steps[e.Step]; d != nil && e.Step > 0 {
-			d.touch(e.T)
+			a.touch(d, e.T)
 		}
 		return
 	}

@@ -16,9 +16,18 @@ import (
 // pipeline), as is the warmup phase.
 type latencyState struct {
 	steady, disrupted *hdrhistogram.Histogram
-	negative          int64
-	overflow          int64
-	startT, endT      int64
+	// A disruption's window ends at its last activity, which a streaming
+	// pass learns only later: records processed after the latest
+	// disruption's last activity, while it may still grow (it has no
+	// partition down and its grace has not passed), wait in tentative.
+	// They join the disruption's if it shows activity again, the steady
+	// state's otherwise. Memory stays one histogram.
+	tentative  *hdrhistogram.Histogram
+	tentativeD *disruption
+	negative   int64
+	overflow   int64
+	startT     int64
+	endT       int64
 }
 
 // Latencies are recorded in microseconds, from 1 µs to one hour, with
@@ -33,7 +42,7 @@ func newLatencyHistogram() *hdrhistogram.Histogram {
 }
 
 func (s *latencyState) init() {
-	s.steady, s.disrupted = newLatencyHistogram(), newLatencyHistogram()
+	s.steady, s.disrupted, s.tentative = newLatencyHistogram(), newLatencyHistogram(), newLatencyHistogram()
 }
 
 func (s *latencyState) record(a *analyzer, e *history.Event) {
@@ -50,12 +59,37 @@ func (s *latencyState) record(a *analyzer, e *history.Event) {
 		us = latencyMaxUs
 	}
 	h := s.steady
-	if a.inWindow(e.T) {
+	switch {
+	case a.openDisr > 0:
 		h = s.disrupted
+	case len(a.disr) > 0:
+		d := a.disr[len(a.disr)-1]
+		if e.T-d.last <= a.grace {
+			h, s.tentativeD = s.tentative, d
+		} else {
+			s.settle(a, e.T)
+		}
 	}
 	if err := h.RecordValue(us); err != nil {
 		s.overflow++
 	}
+}
+
+// extend: d showed activity, so its window covers what was tentative.
+func (s *latencyState) extend(d *disruption) {
+	if s.tentativeD == d && s.tentative.TotalCount() > 0 {
+		s.disrupted.Merge(s.tentative)
+		s.tentative.Reset()
+	}
+}
+
+// settle: the tentative records were after the window ended.
+func (s *latencyState) settle(a *analyzer, t int64) {
+	if s.tentative.TotalCount() > 0 {
+		s.steady.Merge(s.tentative)
+		s.tentative.Reset()
+	}
+	s.tentativeD = nil
 }
 
 // LatencyPercentiles are the percentiles kept for plots.
@@ -81,6 +115,7 @@ func summarizeLatency(h *hdrhistogram.Histogram) LatencySummary {
 }
 
 func (a *analyzer) latencyResult(s *Summary) {
+	a.lat.settle(a, a.stats.LastT)
 	r := &s.Latency
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
 	r.Steady = summarizeLatency(a.lat.steady)

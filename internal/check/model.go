@@ -52,6 +52,8 @@ type partition struct {
 	// everOwned: some member was assigned p (or processed it, for
 	// histories without assignment events).
 	everOwned bool
+	// lastOwner is the name of the last member that owned p.
+	lastOwner string
 	// live: processed by its owner since its ownership began (design.md,
 	// "Live partition").
 	live bool
@@ -99,6 +101,9 @@ type disruption struct {
 	assignees map[string]struct{}
 	groupStop int64
 	dups      int64
+	// reassignments counts partitions given to a member other than their
+	// last owner, every time (moved counts only the net change).
+	reassignments int
 }
 
 func (a *analyzer) part(id int32) *partition {
@@ -149,6 +154,7 @@ func (a *analyzer) setOwner(p *partition, m *member, t int64) {
 	p.owner = m
 	if m != nil {
 		p.everOwned = true
+		p.lastOwner = m.proc
 		if m.owned == 0 {
 			m.ownedSince = t
 		}
@@ -184,6 +190,11 @@ func (a *analyzer) assign(p *partition, m *member, t int64, trig string) {
 		// The old owner never gave p up (killed, frozen, fenced): its
 		// ownership ends now.
 		a.endOwnership(p, t, nil, "reassigned from "+old.name)
+	}
+	if p.lastOwner != "" && p.lastOwner != m.proc && !a.shutdown {
+		if d := a.current(t); d != nil {
+			d.reassignments++
+		}
 	}
 	a.setOwner(p, m, t)
 	if pp := p.pause; pp != nil && !a.shutdown {
@@ -228,8 +239,11 @@ func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig strin
 	pp.bound = p.processed.countFrom(max(p.committed, 0))
 	p.pause, p.last = pp, pp
 	d.pauses = append(d.pauses, pp)
+	if d.open == 0 {
+		a.openDisr++
+	}
 	d.open++
-	d.touch(t)
+	a.touch(d, t)
 	if p.live {
 		p.live = false
 		a.live--
@@ -262,7 +276,10 @@ func (a *analyzer) closePause(pp *pause, t int64, idle bool, to *member) {
 	a.becomeLive(p, t)
 	d := pp.d
 	d.open--
-	d.touch(t)
+	if d.open == 0 {
+		a.openDisr--
+	}
+	a.touch(d, t)
 	if d.open == 0 {
 		d.snapshotAfter(a)
 		a.sampleSpread()
@@ -286,23 +303,12 @@ func (a *analyzer) current(t int64) *disruption {
 	return nil
 }
 
-// inWindow reports whether t is inside some disruption's window, as far as
-// it is known at t.
-func (a *analyzer) inWindow(t int64) bool {
-	for i := len(a.disr) - 1; i >= 0; i-- {
-		d := a.disr[i]
-		if d.open > 0 || (len(d.pauses) == 0 && t-d.last <= a.grace) {
-			return true
-		}
-	}
-	return false
-}
-
 // open starts a disruption at t.
 func (a *analyzer) open(t int64, cause, trig string) *disruption {
 	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}}
 	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
 	d.last = t
+	a.lat.settle(a, t) // the previous disruption's window cannot grow now
 	d.before = make([]*member, len(a.parts))
 	for i, p := range a.parts {
 		d.before[i] = p.owner
@@ -311,10 +317,12 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 	return d
 }
 
-func (d *disruption) touch(t int64) {
+// touch records activity of d at t: its window reaches at least to t.
+func (a *analyzer) touch(d *disruption, t int64) {
 	if t > d.last {
 		d.last = t
 	}
+	a.lat.extend(d)
 }
 
 // rebalanceEvent attributes an assignment event to the current
@@ -327,7 +335,7 @@ func (a *analyzer) rebalanceEvent(t int64, gen int32, m *member, assigned bool) 
 	if d == nil {
 		return
 	}
-	d.touch(t)
+	a.touch(d, t)
 	if gen > 0 {
 		d.gens[gen] = struct{}{}
 	}

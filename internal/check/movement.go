@@ -71,9 +71,11 @@ func (a *analyzer) movementResult(s *Summary) {
 		moved, least, ok := d.movement()
 		o := &s.Disruptions[i]
 		o.Moved, o.MinMoves, o.MovementKnown = moved, least, ok
+		o.Reassignments = d.reassignments
 		if ok && d.headline() {
 			r.Moved += moved
 			r.MinMoves += least
+			r.Reassignments += d.reassignments
 		}
 	}
 	r.Stickiness = 1

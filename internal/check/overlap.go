@@ -69,12 +69,12 @@ func (a *analyzer) overlapResult(s *Summary) {
 	r.Check = Check{Verdict: Valid, Expect: "reported: zombie processing is measured; its effects are judged by the duplicate and ordering checks", Examples: o.ex}
 	if r.Events > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "overlap", Kind: "zombie_processing", Verdict: Valid, Count: r.Events,
-			Message:  fmt.Sprintf("%d records processed by a member after another member was assigned their partition (%d incidents)", r.Events, r.Incidents),
+			Message:  fmt.Sprintf("%s processed by a member after another member was assigned their partition (%s)", plural(r.Events, "record"), plural(int64(r.Incidents), "incident")),
 			Examples: o.ex})
 	}
 	if r.Unowned > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "overlap", Kind: "unowned_processing", Verdict: Valid, Count: r.Unowned,
-			Message:  fmt.Sprintf("%d records processed by a member that did not hold their partition, while no member did", r.Unowned),
+			Message:  fmt.Sprintf("%s processed by a member that did not hold the partition, while no member did", plural(r.Unowned, "record")),
 			Examples: o.exUn})
 	}
 }

@@ -22,7 +22,9 @@ func (a *analyzer) finishPauses(end int64) {
 		if pp.reacquired > 0 && p.nothingToConsume() {
 			pp.end, pp.idle, pp.to = pp.reacquired, true, p.owner
 			pp.d.open--
-			pp.d.touch(pp.reacquired)
+			if pp.reacquired > pp.d.last {
+				pp.d.last = pp.reacquired
+			}
 			continue
 		}
 		pp.end = 0 // unfinished

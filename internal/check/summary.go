@@ -225,8 +225,13 @@ type Disruption struct {
 	// UncommittedBound is the cross-check's bound: the records the failed
 	// owners had processed at or above the group's committed offset.
 	UncommittedBound int64 `json:"uncommitted_bound"`
-	Moved            int   `json:"moved"`
-	MinMoves         int   `json:"min_moves"`
+	// Moved counts partitions whose owner at the end of the window
+	// differs from the one at its start; MinMoves the fewest any balanced
+	// assignment of the members at the end needed; Reassignments every
+	// time a partition went to a member other than its last owner.
+	Moved         int `json:"moved"`
+	MinMoves      int `json:"min_moves"`
+	Reassignments int `json:"reassignments"`
 	// Generations counts the distinct group generations (or member
 	// epochs) of the assignment events attributed to it.
 	Generations int `json:"generations"`
@@ -375,8 +380,9 @@ type MemberLoad struct {
 // MovementResult is the movement check (design.md, "Movement").
 type MovementResult struct {
 	Check
-	Moved    int `json:"moved"`
-	MinMoves int `json:"min_moves"`
+	Moved         int `json:"moved"`
+	MinMoves      int `json:"min_moves"`
+	Reassignments int `json:"reassignments"`
 	// Stickiness is MinMoves / Moved over the counted disruptions (1 when
 	// nothing moved): 1 is as sticky as a balanced assignment can be.
 	Stickiness float64 `json:"stickiness"`
