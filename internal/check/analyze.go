@@ -25,7 +25,9 @@ type Options struct {
 	MaxExamples int
 	// RebalanceGrace: an ownership change less than this after the latest
 	// activity of a disruption (a pause ended, an assignment event)
-	// belongs to it. Default 10s.
+	// belongs to it: the later rounds of an incremental rebalance, the
+	// reconciliation steps of the consumer protocol. Default 5s (the
+	// consumer protocol's heartbeat interval).
 	RebalanceGrace time.Duration
 	// BaselineWindow is how far before a disruption the processing rate
 	// and lag it must recover to are measured. Default 10s.
@@ -47,7 +49,7 @@ func (o Options) withDefaults() Options {
 		o.MaxExamples = 5
 	}
 	if o.RebalanceGrace <= 0 {
-		o.RebalanceGrace = 10 * time.Second
+		o.RebalanceGrace = 5 * time.Second
 	}
 	if o.BaselineWindow <= 0 {
 		o.BaselineWindow = 10 * time.Second
@@ -283,7 +285,7 @@ func (a *analyzer) assignment(e *history.Event) {
 		case history.Revoked:
 			a.unassign(p, m, e.T, a.trigger("revoked by", m))
 		case history.Lost:
-			a.unassign(p, m, e.T, "lost by "+m.name)
+			a.lose(p, m, e.T)
 		}
 	}
 	if len(e.Partitions) > 0 || e.Kind == history.Assigned {

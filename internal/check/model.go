@@ -215,6 +215,24 @@ func (a *analyzer) unassign(p *partition, m *member, t int64, trig string) {
 	a.setOwner(p, nil, t)
 }
 
+// lose records that m learned it lost p at t (a session or poll timeout).
+// A member losing its membership is a disruption of its own, unless a
+// window is still open or the latest chaos step targeted that member.
+func (a *analyzer) lose(p *partition, m *member, t int64) {
+	p.removeHolder(m)
+	if p.owner != m {
+		return
+	}
+	var d *disruption
+	if c := a.current(t); c != nil && (c.open > 0 || c.out.Target == m.proc) {
+		d = c
+	} else if !a.shutdown {
+		d = a.open(t, "rebalance", "lost by "+m.name)
+	}
+	a.endOwnership(p, t, d, "")
+	a.setOwner(p, nil, t)
+}
+
 // endOwnership: p's owner stopped processing it at t. d is the
 // disruption that caused it, if known (a chaos step); otherwise the
 // current one, or a new unplanned one with the given trigger.

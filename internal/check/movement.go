@@ -1,22 +1,36 @@
 package check
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
-// Movement (design.md, "Movement"): for each disruption, the partitions
-// whose owner changed between the assignment at its start and the one
-// when its window closed, against the fewest moves any balanced
-// assignment of the new member set needed. Owners are compared by member
-// name, so a member that restarts and gets its partitions back kept them.
-func (d *disruption) movement() (moved, minMoves int, ok bool) {
-	if !d.closed {
-		return 0, 0, false
+// Movement (design.md, "Movement"): the partitions whose owner changed
+// between the assignment before a disruption and the one when its window
+// closed, against the fewest moves any balanced assignment of the members
+// at the end needed. Disruptions whose windows overlap form one episode,
+// compared from the start of its first to the end of its last and carried
+// by its first disruption, so that no move counts twice. Owners are
+// compared by member name: a member that restarts and gets its partitions
+// back kept them.
+func episodeMovement(ds []*disruption) (moved, minMoves int, ok bool) {
+	first, last := ds[0], ds[0]
+	for _, d := range ds {
+		if !d.closed {
+			return 0, 0, false
+		}
+		if d.last > last.last {
+			last = d
+		}
 	}
 	members := map[string]struct{}{}
-	for n := range d.assignees {
-		members[n] = struct{}{}
+	for _, d := range ds {
+		for n := range d.assignees {
+			members[n] = struct{}{}
+		}
 	}
 	total := 0 // partitions owned after
-	for _, m := range d.after {
+	for _, m := range last.after {
 		if m != nil {
 			members[m.proc] = struct{}{}
 			total++
@@ -24,12 +38,12 @@ func (d *disruption) movement() (moved, minMoves int, ok bool) {
 	}
 	counts := map[string]int{}
 	domain := 0
-	for i, b := range d.before {
-		if b == nil || i >= len(d.after) || d.after[i] == nil {
+	for i, b := range first.before {
+		if b == nil || i >= len(last.after) || last.after[i] == nil {
 			continue
 		}
 		domain++
-		if b.proc != d.after[i].proc {
+		if b.proc != last.after[i].proc {
 			moved++
 		}
 		if _, in := members[b.proc]; in {
@@ -67,19 +81,49 @@ func maxKept(counts map[string]int, n, total int) int {
 func (a *analyzer) movementResult(s *Summary) {
 	r := &s.Movement
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
-	for i, d := range a.disr {
-		moved, least, ok := d.movement()
-		o := &s.Disruptions[i]
-		o.Moved, o.MinMoves, o.MovementKnown = moved, least, ok
-		o.Reassignments = d.reassignments
-		if ok && d.headline() {
+	for _, ep := range a.episodes() {
+		moved, least, ok := episodeMovement(ep)
+		head := &s.Disruptions[ep[0].out.ID-1]
+		head.Moved, head.MinMoves, head.MovementKnown = moved, least, ok
+		for _, d := range ep {
+			o := &s.Disruptions[d.out.ID-1]
+			o.Reassignments = d.reassignments
+			if d != ep[0] {
+				o.MovementKnown = ok
+				o.MovementIn = ep[0].out.ID
+			}
+			if d.headline() {
+				r.Reassignments += d.reassignments
+			}
+		}
+		if ok && ep[0].headline() {
 			r.Moved += moved
 			r.MinMoves += least
-			r.Reassignments += d.reassignments
 		}
 	}
 	r.Stickiness = 1
 	if r.Moved > 0 {
 		r.Stickiness = float64(r.MinMoves) / float64(r.Moved)
 	}
+}
+
+// episodes groups the disruptions (in order of start) into runs whose
+// windows overlap; an unfinished window reaches to the end.
+func (a *analyzer) episodes() [][]*disruption {
+	var out [][]*disruption
+	var reach int64
+	for _, d := range a.disr {
+		end := d.last
+		if d.open > 0 {
+			end = math.MaxInt64
+		}
+		if len(out) > 0 && d.out.StartT <= reach {
+			out[len(out)-1] = append(out[len(out)-1], d)
+			reach = max(reach, end)
+			continue
+		}
+		out = append(out, []*disruption{d})
+		reach = end
+	}
+	return out
 }

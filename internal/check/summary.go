@@ -237,6 +237,9 @@ type Disruption struct {
 	Generations int `json:"generations"`
 	// MovementKnown is false when the window never closed.
 	MovementKnown bool `json:"movement_known"`
+	// MovementIn is set when this window overlapped an earlier one: the
+	// movement of both is counted once, on disruption MovementIn.
+	MovementIn int `json:"movement_in,omitempty"`
 }
 
 // PartitionPause is one partition's pause.
