@@ -81,8 +81,9 @@ type pause struct {
 	// paused owner resumed; 0 while nobody has it.
 	reacquired int64
 	idle       bool
-	// bound: records processed at or above the committed offset when the
-	// pause began; extra: records the old owner processed afterwards.
+	// bound: records processed at or above the committed offset the next
+	// owner starts from (when the pause began, until it is taken over);
+	// extra: records the old owner processed while not owning it.
 	bound int64
 	extra int64
 	dups  int64
@@ -198,10 +199,23 @@ func (a *analyzer) assign(p *partition, m *member, t int64, trig string) {
 	}
 	a.setOwner(p, m, t)
 	if pp := p.pause; pp != nil && !a.shutdown {
-		pp.reacquired = t
-		if p.nothingToConsume() {
-			a.closePause(pp, t, true, m)
-		}
+		a.reacquire(pp, t, m)
+	}
+}
+
+// reacquire: a member took p over (or its paused owner went on) at t.
+func (a *analyzer) reacquire(pp *pause, t int64, m *member) {
+	p := pp.p
+	if pp.reacquired == 0 {
+		// The new owner starts from the commit it can see: the latest one
+		// recorded before now (a commit is recorded after the broker
+		// acknowledged it). What the old owner processed at or above it
+		// can come again.
+		pp.bound = p.processed.countFrom(max(p.committed, 0))
+	}
+	pp.reacquired = t
+	if p.nothingToConsume() {
+		a.closePause(pp, t, true, m)
 	}
 }
 
@@ -400,10 +414,7 @@ func (a *analyzer) memberGone(m *member, t int64, d *disruption, trig string) {
 func (a *analyzer) resumeMember(m *member, t int64) {
 	for _, p := range a.parts {
 		if pp := p.pause; pp != nil && p.owner == m && !a.shutdown {
-			pp.reacquired = t
-			if p.nothingToConsume() {
-				a.closePause(pp, t, true, m)
-			}
+			a.reacquire(pp, t, m)
 		}
 	}
 }
