@@ -23,6 +23,9 @@ type orderState struct {
 	keys map[string]map[string]*keyState // producer -> key -> state
 	n    int64
 
+	lastProducer string
+	lastKeys     map[string]*keyState
+
 	reorders, partChange, zombie, same, producerDups int64
 	// examples by kind: reorder_partition_change, reorder_zombie,
 	// reorder_same_partition, producer_duplicate; all: every reorder.
@@ -57,10 +60,15 @@ func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Ev
 	if !first || e.Key == "" || e.Seq < 0 {
 		return
 	}
-	byKey := s.keys[e.Producer]
-	if byKey == nil {
-		byKey = map[string]*keyState{}
-		s.keys[e.Producer] = byKey
+	// Histories have few producers: remember the last one's keys.
+	byKey := s.lastKeys
+	if e.Producer != s.lastProducer || byKey == nil {
+		byKey = s.keys[e.Producer]
+		if byKey == nil {
+			byKey = map[string]*keyState{}
+			s.keys[e.Producer] = byKey
+		}
+		s.lastProducer, s.lastKeys = e.Producer, byKey
 	}
 	k := byKey[e.Key]
 	if k == nil {
