@@ -104,7 +104,49 @@ func AnalyzeCell(dir string, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	ext, err := ReadFindings(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.AddFindings(ext...)
 	return s, nil
+}
+
+// FindingsDir is where other checkers leave their findings for a cell:
+// <cell>/findings/<checker>.json, each a JSON list of findings.
+const FindingsDir = "findings"
+
+// ReadFindings reads the findings other checkers left in a cell folder
+// (none when the folder has no findings/). Files are read in name order.
+func ReadFindings(dir string) ([]Finding, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, FindingsDir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []Finding
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var fs []Finding
+		if err := json.Unmarshal(b, &fs); err != nil {
+			return nil, fmt.Errorf("%s: %w (expected a JSON list of findings: [{\"checker\", \"kind\", \"verdict\", \"count\", \"message\", \"examples\"}])", p, err)
+		}
+		for i, f := range fs {
+			if f.Checker == "" || f.Kind == "" {
+				return nil, fmt.Errorf("%s: finding %d: fields \"checker\" and \"kind\" are required", p, i+1)
+			}
+			switch f.Verdict {
+			case "", Valid, Invalid, Unknown:
+			default:
+				return nil, fmt.Errorf("%s: finding %d: field \"verdict\": %q (expected valid, invalid or unknown)", p, i+1, f.Verdict)
+			}
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
 }
 
 // WriteCell writes summary.json and latency.hlog into a cell folder, each

@@ -11,7 +11,12 @@ import (
 
 // Latency (design.md, "Latency"): produce-to-process time, from the
 // record's intended send time (free of coordinated omission) to its first
-// processing, in two HdrHistograms: steady state and disruption windows.
+// processing, in two HdrHistograms: steady state, and disruptions. The
+// disruption side holds the records processed in a disruption's window
+// and in the catch-up after it, until the group's lag is back to its
+// level before the disruption: the backlog a disruption leaves is its
+// cost, not the steady state's. "Its level" is the highest lag at any
+// moment of the baseline before it (records in flight are lag too).
 // Redeliveries are left out (they measure the redelivery, not the
 // pipeline), as is the warmup phase.
 type latencyState struct {
@@ -60,7 +65,7 @@ func (s *latencyState) record(a *analyzer, e *history.Event) {
 	}
 	h := s.steady
 	switch {
-	case a.openDisr > 0:
+	case a.openDisr > 0 || a.catchingUp():
 		h = s.disrupted
 	case len(a.disr) > 0:
 		d := a.disr[len(a.disr)-1]
@@ -73,6 +78,24 @@ func (s *latencyState) record(a *analyzer, e *history.Event) {
 	if err := h.RecordValue(us); err != nil {
 		s.overflow++
 	}
+}
+
+// catchingUp reports whether the group is still working off the backlog
+// of the latest disruption: its window has closed, but the lag is above
+// its level before the disruption.
+func (a *analyzer) catchingUp() bool {
+	if len(a.disr) == 0 {
+		return false
+	}
+	d := a.disr[len(a.disr)-1]
+	if d.caughtUp || len(d.pauses) == 0 {
+		return false // caught up, or it stopped nothing: no backlog of its own
+	}
+	if a.lagTotal <= d.lagBefore {
+		d.caughtUp = true
+		return false
+	}
+	return true
 }
 
 // extend: d showed activity, so its window covers what was tentative.

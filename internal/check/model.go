@@ -105,6 +105,11 @@ type disruption struct {
 	// reassignments counts partitions given to a member other than their
 	// last owner, every time (moved counts only the net change).
 	reassignments int
+	// lagBefore is the group's highest lag at any moment of the baseline
+	// before it; caughtUp is set once the lag is back to it after the
+	// window.
+	lagBefore int64
+	caughtUp  bool
 }
 
 func (a *analyzer) part(id int32) *partition {
@@ -341,6 +346,11 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
 	d.last = t
 	a.lat.settle(a, t) // the previous disruption's window cannot grow now
+	if lag, ok := a.tl.peakBefore(t, int64(a.opts.BaselineWindow)); ok {
+		d.lagBefore = lag
+	} else {
+		d.lagBefore = a.lagTotal
+	}
 	d.before = make([]*member, len(a.parts))
 	for i, p := range a.parts {
 		d.before[i] = p.owner

@@ -21,6 +21,10 @@ type timeline struct {
 	// end minus position. A skipped record is not lag: the group moved past
 	// it.
 	lag   []int64
+	// peak[i] is the largest lag at any moment of bin i (records in flight
+	// included), for telling a backlog from the steady state's in-flight
+	// records.
+	peak  []int64
 	marks []Mark
 	// A baseline never reaches back before the steady phase began (or,
 	// without phase events, the first processing).
@@ -45,27 +49,37 @@ func (tl *timeline) bin(t int64) int {
 		tl.proc = append(tl.proc, 0)
 		tl.ack = append(tl.ack, 0)
 		tl.lag = append(tl.lag, carry)
+		tl.peak = append(tl.peak, carry)
 	}
 	return int(i)
 }
 
 func (tl *timeline) coarsen() {
-	merge := func(s []int64, last bool) []int64 {
+	const (
+		sum = iota
+		last
+		peak
+	)
+	merge := func(s []int64, how int) []int64 {
 		out := s[:0]
 		for i := 0; i < len(s); i += 2 {
 			v := s[i]
 			if i+1 < len(s) {
-				if last {
-					v = s[i+1]
-				} else {
+				switch how {
+				case sum:
 					v += s[i+1]
+				case last:
+					v = s[i+1]
+				case peak:
+					v = max(v, s[i+1])
 				}
 			}
 			out = append(out, v)
 		}
 		return out
 	}
-	tl.proc, tl.ack, tl.lag = merge(tl.proc, false), merge(tl.ack, false), merge(tl.lag, true)
+	tl.proc, tl.ack = merge(tl.proc, sum), merge(tl.ack, sum)
+	tl.lag, tl.peak = merge(tl.lag, last), merge(tl.peak, peak)
 	tl.w *= 2
 }
 
@@ -76,12 +90,14 @@ func (tl *timeline) processed(t int64, lag int64) {
 	i := tl.bin(t)
 	tl.proc[i]++
 	tl.lag[i] = lag
+	tl.peak[i] = max(tl.peak[i], lag)
 }
 
 func (tl *timeline) acked(t int64, lag int64) {
 	i := tl.bin(t)
 	tl.ack[i]++
 	tl.lag[i] = lag
+	tl.peak[i] = max(tl.peak[i], lag)
 }
 
 func (tl *timeline) mark(t int64, label, kind string) {
@@ -169,4 +185,25 @@ func ceilDiv(a, b int64) int64 {
 		return -((-a) / b)
 	}
 	return (a + b - 1) / b
+}
+
+// peakBefore returns the largest lag at any moment of the bins that end
+// within baseline before start (and not before the steady phase); ok is
+// false when there is no such bin.
+func (tl *timeline) peakBefore(start, baseline int64) (lag int64, ok bool) {
+	if len(tl.peak) == 0 {
+		return 0, false
+	}
+	floor := tl.steadyT
+	if floor == 0 {
+		floor = tl.firstProcT
+	}
+	b1 := min(int((start-tl.t0)/tl.w), len(tl.peak))
+	b0 := max(int(ceilDiv(max(start-baseline, floor)-tl.t0, tl.w)), 0)
+	for i := b0; i < b1; i++ {
+		if !ok || tl.peak[i] > lag {
+			lag, ok = tl.peak[i], true
+		}
+	}
+	return lag, ok
 }
