@@ -33,15 +33,15 @@ func Embed(figs []*Figure) ([]Embedded, error) {
 
 type htmlCell struct {
 	ID, Name, Verdict, VerdictClass, Guarantee, Folder string
-	Partial                                           bool
-	Reasons                                           []string
-	Disruptions                                       []htmlDisruption
-	Findings                                          []htmlFinding
-	Figures                                           []Embedded
+	Partial                                            bool
+	Reasons                                            []string
+	Disruptions                                        []htmlDisruption
+	Findings                                           []htmlFinding
+	Figures                                            []Embedded
 }
 
 type htmlDisruption struct {
-	ID                                                                  int
+	ID                                                                   int
 	Label, Phase, Window, Pause, Partitions, PartitionSeconds, GroupStop string
 	Recovery, Duplicates, Moved                                          string
 }

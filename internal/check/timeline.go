@@ -20,7 +20,7 @@ type timeline struct {
 	// processed offset (at least 0), the way Kafka's consumer lag is log
 	// end minus position. A skipped record is not lag: the group moved past
 	// it.
-	lag   []int64
+	lag []int64
 	// peak[i] is the largest lag at any moment of bin i (records in flight
 	// included), for telling a backlog from the steady state's in-flight
 	// records.
