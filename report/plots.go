@@ -804,7 +804,7 @@ type percentileTicks struct{}
 
 func (percentileTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ts []plot.Tick
-	for _, v := range []float64{50, 90, 99, 99.9, 99.99} {
+	for _, v := range []float64{50, 75, 90, 99, 99.9, 99.99} {
 		if v >= lo && v <= hi {
 			ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64) + "%"})
 		}
@@ -840,10 +840,13 @@ func latencyPlot(title string) *plot.Plot {
 	p := newPlot(title, "percentile", "produce-to-process latency")
 	p.X.Scale = percentileScale{}
 	p.X.Tick.Marker = percentileTicks{}
-	p.X.Min, p.X.Max = 0, 99.99
+	p.X.Min, p.X.Max = 50, 99.99
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = msTicks{}
-	p.Legend.Left = true
+	// Curves rise to the right from a flat start: the lower right, just
+	// above the steady state, is where they leave room.
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = vg.Inch / 3
 	return p
 }
 
