@@ -13,7 +13,18 @@ import (
 // Embedded is a figure ready for the page: its SVG as a data URL.
 type Embedded struct {
 	Name, Title string
-	URL         template.URL
+	URL         string
+}
+
+// Img returns the figure's <img> element. It is written out here rather
+// than by the template, which would escape every '+' of the base64 text
+// as an entity; base64 needs no escaping, the alt text does.
+func (e Embedded) Img(lazy bool) template.HTML {
+	l := ""
+	if lazy {
+		l = ` loading="lazy"`
+	}
+	return template.HTML(`<img src="` + template.HTMLEscapeString(e.URL) + `" alt="` + template.HTMLEscapeString(e.Title) + `"` + l + `>`)
 }
 
 // Embed renders figures as SVG data URLs, so that report.html is one
@@ -26,7 +37,7 @@ func Embed(figs []*Figure) ([]Embedded, error) {
 			return nil, fmt.Errorf("figure %s: %w", f.Name, err)
 		}
 		out = append(out, Embedded{Name: f.Name, Title: f.Title,
-			URL: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b))})
+			URL: "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(b)})
 	}
 	return out, nil
 }
@@ -193,7 +204,7 @@ ul.examples { margin: 2px 0 6px; color: var(--muted); font-size: 13px; }
 {{end}}</table></div>
 <p class="note">Pauses, group stops, recovery and movement count every disruption except those of the warmup (members joining at start). Latency is produce-to-process, from the intended send time. Values of repeated cells are medians. Definitions: docs/summary.md.</p>
 
-{{range .Figures}}<figure><img src="{{.URL}}" alt="{{.Title}}"><figcaption>{{.Title}}</figcaption></figure>
+{{range .Figures}}<figure>{{.Img false}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}
 
 <h2>Findings</h2>
@@ -213,7 +224,7 @@ ul.examples { margin: 2px 0 6px; color: var(--muted); font-size: 13px; }
 {{end}}</table></div>{{else}}<p>No disruption.</p>{{end}}
 {{range .Findings}}<p><b>{{.Checker}}/{{.Kind}}</b> ({{.Count}}, <span class="{{.EffectClass}}">{{.Effect}}</span>): {{.Message}}</p>
 {{if .Examples}}<ul class="examples">{{range .Examples}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
-{{range .Figures}}<figure><img src="{{.URL}}" alt="{{.Title}}" loading="lazy"><figcaption>{{.Title}}</figcaption></figure>
+{{range .Figures}}<figure>{{.Img true}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}</details>
 {{end}}
 </body>

@@ -122,6 +122,8 @@ func FormatMs(ms float64) string {
 	switch {
 	case math.IsNaN(ms):
 		return "–"
+	case ms == 0:
+		return "0"
 	case ms < 10:
 		return fmt.Sprintf("%.1f ms", ms)
 	case ms < 1000:

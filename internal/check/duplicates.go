@@ -80,7 +80,7 @@ func (a *analyzer) duplicatesResult(s *Summary) {
 	if r.BeyondUncommitted > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "duplicates", Kind: "duplicates_beyond_uncommitted", Verdict: Unknown,
 			Count:    int64(r.BeyondUncommitted),
-			Message:  fmt.Sprintf("%d handovers redelivered more records than were processed above the committed offset: the new owner started below a successful commit, or the history misses commits", r.BeyondUncommitted),
+			Message:  fmt.Sprintf("%s redelivered more records than were processed at or above the committed offset: the new owner started below a successful commit, or the history misses commits", plural(int64(r.BeyondUncommitted), "handover")),
 			Examples: beyond})
 		if r.Verdict == Valid {
 			r.Verdict = Unknown

@@ -146,7 +146,7 @@ func (a *analyzer) latencyResult(s *Summary) {
 	r.Negative = a.lat.negative
 	if a.lat.negative > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "negative_latency", Verdict: Valid, Count: a.lat.negative,
-			Message: fmt.Sprintf("%d records were processed before their intended send time (clocks of different hosts disagree); recorded as 0", a.lat.negative)})
+			Message: fmt.Sprintf("%s processed before the intended send time (clocks of different hosts disagree); recorded as 0", plural(a.lat.negative, "record"))})
 	}
 }
 

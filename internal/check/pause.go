@@ -151,7 +151,7 @@ func (a *analyzer) pauseResult(s *Summary) {
 	r.PartitionSeconds = float64(sum) / 1e9
 	if r.Unfinished > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: Valid, Count: int64(r.Unfinished),
-			Message:  fmt.Sprintf("%d partitions were never processed again after their owner stopped, before the history ended", r.Unfinished),
+			Message:  fmt.Sprintf("%s not processed again after the owner stopped, before the history ended", plural(int64(r.Unfinished), "partition")),
 			Examples: a.unfinishedExamples(r.Pauses)})
 	}
 

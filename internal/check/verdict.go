@@ -48,7 +48,7 @@ func (a *analyzer) verdict(s *Summary) {
 	}
 	if n := s.History.BadLines; n > 0 {
 		s.AddFindings(Finding{Checker: "history", Kind: "unreadable_lines", Verdict: Unknown, Count: n,
-			Message: fmt.Sprintf("%d history lines could not be read: the events they held are missing from every check", n)})
+			Message: fmt.Sprintf("%s of the history could not be read: the events held there are missing from every check", plural(n, "line"))})
 	}
 	if s.Guarantee == UnknownGuarantee {
 		s.Verdict = Worst(s.Verdict, Unknown)
