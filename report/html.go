@@ -174,7 +174,7 @@ h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 32px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
 .sub { color: var(--muted); margin-bottom: 18px; }
 .badge { display: inline-block; padding: 2px 10px; border-radius: 12px; font-weight: 600; color: #fff; }
-.badge.valid { background: var(--valid); } .badge.invalid { background: var(--invalid); } .badge.unknown { background: var(--unknown); }
+.badge.valid { background: var(--valid); color: #fff; } .badge.invalid { background: var(--invalid); color: #fff; } .badge.unknown { background: var(--unknown); color: #fff; }
 .valid { color: var(--valid); } .invalid { color: var(--invalid); font-weight: 600; } .unknown { color: var(--unknown); }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: 8px 0 16px; }
