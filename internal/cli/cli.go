@@ -103,7 +103,11 @@ func SignalContext(parent context.Context) (context.Context, context.CancelFunc)
 		select {
 		case s := <-ch:
 			signal.Stop(ch)
-			cancel(fmt.Errorf("interrupted by %v", s))
+			name := "SIGINT"
+			if s == syscall.SIGTERM {
+				name = "SIGTERM"
+			}
+			cancel(fmt.Errorf("interrupted by %s", name))
 		case <-ctx.Done():
 			signal.Stop(ch)
 		}

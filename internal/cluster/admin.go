@@ -14,9 +14,9 @@ import (
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 )
 
-// NewAdmin returns a franz-go admin client for the cluster. The caller closes
-// it with Close on the returned *kadm.Client.
-func NewAdmin(bootstrap string, props kafkaconf.Props, extra ...kgo.Opt) (*kadm.Client, error) {
+// NewClient returns a franz-go client for the cluster (no group, no
+// topics), for admin requests and raw protocol requests.
+func NewClient(bootstrap string, props kafkaconf.Props, extra ...kgo.Opt) (*kgo.Client, error) {
 	opts, err := props.FranzOpts()
 	if err != nil {
 		return nil, err
@@ -25,7 +25,17 @@ func NewAdmin(bootstrap string, props kafkaconf.Props, extra ...kgo.Opt) (*kadm.
 	opts = append(opts, extra...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("admin client for %s: %w", bootstrap, err)
+		return nil, fmt.Errorf("client for %s: %w", bootstrap, err)
+	}
+	return cl, nil
+}
+
+// NewAdmin returns a franz-go admin client for the cluster. The caller closes
+// it with Close on the returned *kadm.Client.
+func NewAdmin(bootstrap string, props kafkaconf.Props, extra ...kgo.Opt) (*kadm.Client, error) {
+	cl, err := NewClient(bootstrap, props, extra...)
+	if err != nil {
+		return nil, err
 	}
 	return kadm.NewClient(cl), nil
 }

@@ -123,6 +123,9 @@ var connectionKeys = map[string]bool{
 	"client.id":                true,
 }
 
+// IsConnectionKey reports whether key is a connection-level property.
+func IsConnectionKey(key string) bool { return connectionKeys[key] }
+
 // Connection returns only the connection-level properties of p: the ones
 // every client of a run shares.
 func (p Props) Connection() Props {

@@ -20,6 +20,7 @@ import (
 // form in well under a second.
 var TestSettings = cluster.Settings{
 	"group.initial.rebalance.delay.ms":         "0",
+	"group.min.session.timeout.ms":             "1000",
 	"group.consumer.min.heartbeat.interval.ms": "500",
 	"group.consumer.heartbeat.interval.ms":     "500",
 	"group.consumer.min.session.timeout.ms":    "6000",

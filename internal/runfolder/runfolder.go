@@ -36,10 +36,10 @@ type Run struct {
 // Cell is cell.json: the environment record of one cell.
 type Cell struct {
 	SchemaVersion int    `json:"schema_version"`
-	Cell          string `json:"cell"`      // folder name
-	Strategy      string `json:"strategy"`  // range, roundrobin, sticky, cooperative-sticky, consumer-uniform, consumer-range
+	Cell          string `json:"cell"`     // folder name
+	Strategy      string `json:"strategy"` // range, roundrobin, sticky, cooperative-sticky, consumer-uniform, consumer-range
 	CommitPolicy  string `json:"commit_policy"`
-	Client        string `json:"client"` // confluent or franz
+	Client        string `json:"client"`    // confluent or franz
 	Iteration     int    `json:"iteration"` // 0-based repetition of the cell (chaos run --repeat)
 
 	Topic      string `json:"topic"`

@@ -1,0 +1,195 @@
+package assign
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Protocol is how a strategy moves partitions between members.
+type Protocol int
+
+const (
+	// Eager: every member revokes everything, then gets its new set (one
+	// rebalance, the whole group stops).
+	Eager Protocol = iota
+	// Cooperative: members keep what they keep; a partition that changes
+	// owner is revoked in one rebalance and assigned in the next.
+	Cooperative
+	// Consumer: the KIP-848 consumer protocol; the broker computes a
+	// target and members converge to it incrementally (revoke before the
+	// new owner gets the partition).
+	Consumer
+)
+
+func (p Protocol) String() string {
+	switch p {
+	case Eager:
+		return "eager"
+	case Cooperative:
+		return "cooperative"
+	case Consumer:
+		return "consumer"
+	}
+	return fmt.Sprintf("Protocol(%d)", int(p))
+}
+
+// Assignor computes an assignment for a group.
+type Assignor interface {
+	// Name is the strategy's name in chaosbench (design.md): range,
+	// roundrobin, sticky, cooperative-sticky, consumer-uniform,
+	// consumer-range.
+	Name() string
+	// Protocol is the rebalance protocol the strategy runs under.
+	Protocol() Protocol
+	// Assign returns the assignment the group gets from one rebalance.
+	// For cooperative-sticky that is Kafka's first round: partitions that
+	// change owner are left out until their owner has revoked them (see
+	// Converge). The group must be valid (Group.Validate).
+	Assign(g *Group) Assignment
+}
+
+// assignorFunc is an Assignor made of a model function.
+type assignorFunc struct {
+	name     string
+	protocol Protocol
+	fn       func(*layout) [][]int32
+	sticky   bool // reads the members' owned partitions
+}
+
+func (a assignorFunc) Name() string       { return a.name }
+func (a assignorFunc) Protocol() Protocol { return a.protocol }
+func (a assignorFunc) Assign(g *Group) Assignment {
+	l := newLayoutOwned(g, a.sticky)
+	return l.assignment(a.fn(l))
+}
+
+// The strategies.
+var (
+	Range             Assignor = assignorFunc{"range", Eager, rangeAssign, false}
+	RoundRobin        Assignor = assignorFunc{"roundrobin", Eager, roundRobinAssign, false}
+	Sticky            Assignor = assignorFunc{"sticky", Eager, func(l *layout) [][]int32 { return stickyAssign(l, nil) }, true}
+	CooperativeSticky Assignor = assignorFunc{"cooperative-sticky", Cooperative, cooperativeStickyAssign, true}
+	ConsumerUniform   Assignor = assignorFunc{"consumer-uniform", Consumer, uniformAssign, true}
+	ConsumerRange     Assignor = assignorFunc{"consumer-range", Consumer, consumerRangeAssign, false}
+)
+
+var assignors = []Assignor{Range, RoundRobin, Sticky, CooperativeSticky, ConsumerUniform, ConsumerRange}
+
+// Names lists the strategies, in design.md's order.
+func Names() []string {
+	out := make([]string, len(assignors))
+	for i, a := range assignors {
+		out[i] = a.Name()
+	}
+	return out
+}
+
+// Lookup returns the strategy of that name.
+func Lookup(name string) (Assignor, error) {
+	for _, a := range assignors {
+		if a.Name() == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown strategy %q; expected one of %s", name, strings.Join(Names(), ", "))
+}
+
+// Converge runs rebalances until the group is stable, as the members would:
+// each round's assignment becomes the next round's owned partitions. It
+// returns every round's assignment (the last one is the target). Eager and
+// consumer-protocol strategies take one round; cooperative-sticky takes a
+// second one when partitions change owner. At most 4 rounds are run.
+func Converge(a Assignor, g *Group) []Assignment {
+	cur := *g
+	cur.Members = slices.Clone(g.Members)
+	var rounds []Assignment
+	for range 4 {
+		res := a.Assign(&cur)
+		rounds = append(rounds, res)
+		if a.Protocol() != Cooperative || complete(&cur, res) {
+			break
+		}
+		// The members revoke what was withheld and rejoin at once.
+		for i := range cur.Members {
+			cur.Members[i].Owned = res[cur.Members[i].ID]
+		}
+	}
+	return rounds
+}
+
+// complete reports whether a assigns every partition of every topic that
+// some member subscribes to.
+func complete(g *Group, a Assignment) bool {
+	want := 0
+	seen := make(map[string]bool)
+	for _, m := range g.Members {
+		for _, t := range m.Topics {
+			if !seen[t] {
+				seen[t] = true
+				want += int(g.Topics[t])
+			}
+		}
+	}
+	got := 0
+	for _, topics := range a {
+		for _, ps := range topics {
+			got += len(ps)
+		}
+	}
+	return got == want
+}
+
+// sameOwned reports whether a gives every member exactly what it owned.
+func sameOwned(g *Group, a Assignment) bool {
+	for _, m := range g.Members {
+		if !equalTopicMaps(normalize(m.Owned), a[m.ID]) {
+			return false
+		}
+	}
+	return true
+}
+
+func normalize(m map[string][]int32) map[string][]int32 {
+	out := make(map[string][]int32, len(m))
+	for t, ps := range m {
+		if len(ps) == 0 {
+			continue
+		}
+		c := slices.Clone(ps)
+		slices.Sort(c)
+		out[t] = c
+	}
+	return out
+}
+
+func equalTopicMaps(a, b map[string][]int32) bool {
+	na, nb := 0, 0
+	for t, ps := range a {
+		if len(ps) > 0 {
+			na++
+			if !slices.Equal(ps, b[t]) {
+				return false
+			}
+		}
+	}
+	for _, ps := range b {
+		if len(ps) > 0 {
+			nb++
+		}
+	}
+	return na == nb
+}
+
+func equalAssignments(a, b Assignment) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for m, ta := range a {
+		tb, ok := b[m]
+		if !ok || !equalTopicMaps(ta, tb) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,364 @@
+// Package assign models Kafka's partition assignors exactly: the classic
+// client-side ones (range, roundrobin, sticky, cooperative-sticky, with the
+// Java client's semantics) and the consumer protocol's server-side ones
+// (KIP-848: uniform and range). It answers what-if questions (what does a
+// join, a leave or a partition increase cost each strategy?) for groups of
+// any size, and it checks that a real group behaved as its strategy must
+// (CheckHistory).
+//
+// Everything here is pure: a Group in, an Assignment out. README.md in this
+// folder says where each model follows Kafka's Java code, where
+// librdkafka and franz-go differ, and how the models were checked against
+// the Java assignors.
+package assign
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Group is the input of an assignor: the topics with their partition
+// counts, and the members with their subscriptions and what they owned
+// before this rebalance.
+type Group struct {
+	// Topics maps each topic to its partition count.
+	Topics map[string]int32 `json:"topics"`
+	// Members are the group's members. Their order is the order in which
+	// the group leader received them (it matters only where Kafka's Java
+	// code iterates a HashMap, see README.md).
+	Members []Member `json:"members"`
+}
+
+// Member is one group member.
+type Member struct {
+	// ID is the member id the coordinator gave the member: the classic
+	// assignors and the consumer protocol sort members by it.
+	ID string `json:"id"`
+	// InstanceID is the member's group.instance.id (static membership), or
+	// empty. Range and roundrobin (both protocols) place static members
+	// first, sorted by instance id.
+	InstanceID string `json:"instance_id,omitempty"`
+	// Topics are the topics the member subscribes to.
+	Topics []string `json:"topics"`
+	// Owned is what the member owned before this rebalance: the previous
+	// assignment, which the sticky assignors try to keep. Optional.
+	Owned map[string][]int32 `json:"owned,omitempty"`
+}
+
+// Assignment maps member id to topic to partitions, sorted ascending. Every
+// member of the group has an entry, possibly empty.
+type Assignment map[string]map[string][]int32
+
+// Count returns the number of partitions assigned to member.
+func (a Assignment) Count(member string) int {
+	n := 0
+	for _, ps := range a[member] {
+		n += len(ps)
+	}
+	return n
+}
+
+// Owners maps each assigned topic partition to its member.
+func (a Assignment) Owners() map[TopicPartition]string {
+	m := make(map[TopicPartition]string)
+	for member, topics := range a {
+		for t, ps := range topics {
+			for _, p := range ps {
+				m[TopicPartition{t, p}] = member
+			}
+		}
+	}
+	return m
+}
+
+// Clone returns a deep copy.
+func (a Assignment) Clone() Assignment {
+	c := make(Assignment, len(a))
+	for m, topics := range a {
+		ct := make(map[string][]int32, len(topics))
+		for t, ps := range topics {
+			ct[t] = slices.Clone(ps)
+		}
+		c[m] = ct
+	}
+	return c
+}
+
+// TopicPartition names one partition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
+
+// InputError is bad input: Field says where (in the JSON input's terms,
+// e.g. `members[2].owned.t0`), Reason what was expected.
+type InputError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Reason }
+
+// Validate checks the group: member ids unique and non-empty, every member
+// subscribes to at least one topic, partition counts positive, owned
+// partitions exist and have at most one owner. Subscribing to a topic that
+// is not in Topics is allowed (the assignors skip it, as Kafka does for a
+// topic without metadata).
+func (g *Group) Validate() error {
+	names := make([]string, 0, len(g.Topics))
+	for t := range g.Topics {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		if t == "" {
+			return &InputError{"topics", "empty topic name"}
+		}
+		if n := g.Topics[t]; n <= 0 {
+			return &InputError{"topics." + t, fmt.Sprintf("partition count %d; expected 1 or more", n)}
+		}
+	}
+	if len(g.Members) == 0 {
+		return &InputError{"members", "no members; expected at least one"}
+	}
+	ids := make(map[string]int, len(g.Members))
+	instances := make(map[string]int)
+	owner := make(map[TopicPartition]int)
+	for i, m := range g.Members {
+		f := fmt.Sprintf("members[%d]", i)
+		if m.ID == "" {
+			return &InputError{f + ".id", "missing; expected a member id"}
+		}
+		if j, dup := ids[m.ID]; dup {
+			return &InputError{f + ".id", fmt.Sprintf("%q is also the id of members[%d]; expected unique ids", m.ID, j)}
+		}
+		ids[m.ID] = i
+		if m.InstanceID != "" {
+			if j, dup := instances[m.InstanceID]; dup {
+				return &InputError{f + ".instance_id", fmt.Sprintf("%q is also the instance id of members[%d]", m.InstanceID, j)}
+			}
+			instances[m.InstanceID] = i
+		}
+		if len(m.Topics) == 0 {
+			return &InputError{f + ".topics", "empty; expected at least one topic"}
+		}
+		seen := make(map[string]bool, len(m.Topics))
+		for k, t := range m.Topics {
+			if t == "" {
+				return &InputError{fmt.Sprintf("%s.topics[%d]", f, k), "empty topic name"}
+			}
+			if seen[t] {
+				return &InputError{fmt.Sprintf("%s.topics[%d]", f, k), fmt.Sprintf("topic %q listed twice", t)}
+			}
+			seen[t] = true
+		}
+		for _, t := range sortedKeys(m.Owned) {
+			n, ok := g.Topics[t]
+			if !ok {
+				return &InputError{f + ".owned." + t, "topic not in topics"}
+			}
+			for _, p := range m.Owned[t] {
+				if p < 0 || p >= n {
+					return &InputError{f + ".owned." + t, fmt.Sprintf("partition %d out of range; %s has partitions 0 to %d", p, t, n-1)}
+				}
+				tp := TopicPartition{t, p}
+				if j, dup := owner[tp]; dup {
+					if j == i {
+						return &InputError{f + ".owned." + t, fmt.Sprintf("partition %d listed twice", p)}
+					}
+					return &InputError{f + ".owned." + t, fmt.Sprintf("partition %d is also owned by members[%d] (%s); expected one owner", p, j, g.Members[j].ID)}
+				}
+				owner[tp] = i
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// layout numbers the partitions of a group densely: topics sorted by name,
+// partition p of topic t is offset[t]+p. The models work on these numbers.
+type layout struct {
+	topics  []string // sorted: topics with a partition count and a subscriber
+	index   map[string]int
+	counts  []int32
+	offset  []int32
+	total   int32
+	members []string   // in input order
+	subs    [][]int    // member -> subscribed topic indices, ascending
+	sub     []bool     // member*len(topics)+topic -> subscribed
+	raw     [][]string // member -> subscription as given (existing or not)
+	owned   [][]int32  // member -> owned global partitions, ascending
+	inst    []string
+	info    []int // members in MemberInfo order, computed on first use
+}
+
+func newLayout(g *Group) *layout { return newLayoutOwned(g, true) }
+
+// newLayoutOwned is newLayout, reading the members' owned partitions only
+// if withOwned (the strategies that ignore them skip the work).
+func newLayoutOwned(g *Group, withOwned bool) *layout {
+	// Only topics that some member subscribes to take part, as in Kafka.
+	all := make([]string, 0, len(g.Topics))
+	for t := range g.Topics {
+		all = append(all, t)
+	}
+	sort.Strings(all)
+	allIndex := make(map[string]int, len(all))
+	for i, t := range all {
+		allIndex[t] = i
+	}
+	used := make([]bool, len(all))
+	for i, m := range g.Members {
+		if i > 0 && slices.Equal(m.Topics, g.Members[i-1].Topics) {
+			continue // the same subscription as the previous member
+		}
+		for _, t := range m.Topics {
+			if i, ok := allIndex[t]; ok {
+				used[i] = true
+			}
+		}
+	}
+	l := &layout{index: make(map[string]int, len(all))}
+	for i, t := range all {
+		if !used[i] {
+			continue
+		}
+		l.index[t] = len(l.topics)
+		l.topics = append(l.topics, t)
+		l.offset = append(l.offset, l.total)
+		l.counts = append(l.counts, g.Topics[t])
+		l.total += g.Topics[t]
+	}
+	nt := len(l.topics)
+	l.members = make([]string, len(g.Members))
+	l.inst = make([]string, len(g.Members))
+	l.raw = make([][]string, len(g.Members))
+	l.subs = make([][]int, len(g.Members))
+	l.owned = make([][]int32, len(g.Members))
+	l.sub = make([]bool, len(g.Members)*nt)
+	for i, m := range g.Members {
+		l.members[i] = m.ID
+		l.inst[i] = m.InstanceID
+		l.raw[i] = m.Topics
+		if i > 0 && slices.Equal(m.Topics, g.Members[i-1].Topics) {
+			// The same subscription as the previous member: share it.
+			l.subs[i] = l.subs[i-1]
+			copy(l.sub[i*nt:(i+1)*nt], l.sub[(i-1)*nt:i*nt])
+		} else {
+			subs := make([]int, 0, len(m.Topics))
+			for _, t := range m.Topics {
+				if ti, ok := l.index[t]; ok && !l.sub[i*nt+ti] {
+					subs = append(subs, ti)
+					l.sub[i*nt+ti] = true
+				}
+			}
+			slices.Sort(subs)
+			l.subs[i] = subs
+		}
+		if !withOwned {
+			continue
+		}
+		var owned []int32
+		for t, ps := range m.Owned {
+			ti, ok := l.index[t]
+			if !ok {
+				continue
+			}
+			for _, p := range ps {
+				owned = append(owned, l.offset[ti]+p)
+			}
+		}
+		slices.Sort(owned)
+		l.owned[i] = owned
+	}
+	return l
+}
+
+// subscribes reports whether member m subscribes to topic t.
+func (l *layout) subscribes(m, t int) bool { return l.sub[m*len(l.topics)+t] }
+
+// topicOf returns the topic index of global partition gp.
+func (l *layout) topicOf(gp int32) int {
+	i, _ := slices.BinarySearch(l.offset, gp+1)
+	return i - 1
+}
+
+func (l *layout) tp(gp int32) TopicPartition {
+	t := l.topicOf(gp)
+	return TopicPartition{l.topics[t], gp - l.offset[t]}
+}
+
+// assignment converts per-member global partition lists (which it sorts
+// and takes over) to an Assignment.
+func (l *layout) assignment(per [][]int32) Assignment {
+	a := make(Assignment, len(l.members))
+	for i, m := range l.members {
+		ps := per[i]
+		slices.Sort(ps)
+		n := 0
+		for j, last := 0, -1; j < len(ps); j++ {
+			if t := l.topicOf(ps[j]); t != last {
+				n, last = n+1, t
+			}
+		}
+		topics := make(map[string][]int32, n)
+		for len(ps) > 0 {
+			t := l.topicOf(ps[0])
+			end := l.offset[t] + l.counts[t]
+			n, _ := slices.BinarySearch(ps, end)
+			part := ps[:n:n]
+			for j := range part {
+				part[j] -= l.offset[t]
+			}
+			topics[l.topics[t]] = part
+			ps = ps[n:]
+		}
+		a[m] = topics
+	}
+	return a
+}
+
+// memberInfoOrder returns all members sorted as Kafka's MemberInfo
+// compares them: static members (with an instance id) first, by instance
+// id; then the others by member id.
+func (l *layout) memberInfoOrder() []int {
+	if l.info != nil {
+		return l.info
+	}
+	out := l.allMembers()
+	slices.SortFunc(out, func(a, b int) int {
+		ia, ib := l.inst[a], l.inst[b]
+		switch {
+		case ia != "" && ib != "":
+			return strings.Compare(ia, ib)
+		case ia != "":
+			return -1
+		case ib != "":
+			return 1
+		}
+		return strings.Compare(l.members[a], l.members[b])
+	})
+	l.info = out
+	return out
+}
+
+func (l *layout) allMembers() []int {
+	out := make([]int, len(l.members))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package assign
+
+import (
+	"slices"
+)
+
+// Movement counts what a rebalance moved, against what it had to move.
+type Movement struct {
+	// Owned is how many partitions (of topics someone still subscribes
+	// to) had an owner in the group before.
+	Owned int `json:"owned"`
+	// Moves is how many of them the new assignment gives to another member
+	// (or to nobody yet: cooperative-sticky's first round withholds them).
+	Moves int `json:"moves"`
+	// MinMoves is the fewest moves that any balanced assignment needed:
+	// partitions whose owner left or unsubscribed, plus, when every member
+	// subscribes to the same topics, what quotas of total/members (one
+	// more for total%members members) force out. For groups with
+	// different subscriptions only the forced moves are counted, a lower
+	// bound (MinMovesExact is false).
+	MinMoves      int  `json:"min_moves"`
+	MinMovesExact bool `json:"min_moves_exact"`
+}
+
+// Skew describes how evenly an assignment spreads partitions over members.
+type Skew struct {
+	Min    int     `json:"min"`    // fewest partitions of a member
+	Max    int     `json:"max"`    // most partitions of a member
+	Spread int     `json:"spread"` // max - min
+	Mean   float64 `json:"mean"`
+}
+
+// Measure compares an assignment with what the group's members owned.
+// Owned partitions of members no longer in g are not known to it: count
+// them in Group by keeping the member in g, or see Churn, which tracks
+// them.
+func Measure(g *Group, a Assignment) Movement {
+	l := newLayout(g)
+	var mv Movement
+	owners := a.Owners()
+	for i, m := range g.Members {
+		for _, gp := range l.owned[i] {
+			mv.Owned++
+			if owners[l.tp(gp)] != m.ID {
+				mv.Moves++
+			}
+		}
+	}
+	mv.MinMoves, mv.MinMovesExact = minMoves(l, nil)
+	return mv
+}
+
+// minMoves computes Movement.MinMoves for the layout. gone counts owned
+// partitions of members that left (they must move), per topic index.
+func minMoves(l *layout, gone []int) (int, bool) {
+	forced := 0
+	for _, n := range gone {
+		forced += n
+	}
+	kept := make([]int, len(l.members)) // partitions a member may keep
+	for m, ps := range l.owned {
+		for _, gp := range ps {
+			if l.subscribes(m, l.topicOf(gp)) {
+				kept[m]++
+			} else {
+				forced++
+			}
+		}
+	}
+	if !allSubscriptionsEqual(l, l.allMembers()) || len(l.members) == 0 {
+		return forced, false
+	}
+	n := len(l.members)
+	q, r := int(l.total)/n, int(l.total)%n
+	keep, above := 0, 0
+	for _, k := range kept {
+		keep += min(k, q)
+		if k > q {
+			above++
+		}
+	}
+	keep += min(r, above)
+	total := forced
+	for _, k := range kept {
+		total += k
+	}
+	return total - keep, true
+}
+
+// SkewOf returns the partition counts' spread over the group's members.
+func SkewOf(g *Group, a Assignment) Skew {
+	if len(g.Members) == 0 {
+		return Skew{}
+	}
+	counts := make([]int, len(g.Members))
+	sum := 0
+	for i, m := range g.Members {
+		counts[i] = a.Count(m.ID)
+		sum += counts[i]
+	}
+	lo, hi := slices.Min(counts), slices.Max(counts)
+	return Skew{Min: lo, Max: hi, Spread: hi - lo, Mean: float64(sum) / float64(len(counts))}
+}

@@ -1,0 +1,399 @@
+package assign
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// randomGroup makes a small group with a random previous assignment:
+// 1-4 topics of 1-12 partitions, 1-10 members, the same or random
+// subscriptions, some static members, owned partitions (a few of topics
+// the owner no longer subscribes to).
+func randomGroup(rng *rand.Rand, homogeneous bool) *Group {
+	g := &Group{Topics: map[string]int32{}}
+	var topics []string
+	for i := range 1 + rng.IntN(4) {
+		t := fmt.Sprintf("t%d", i)
+		topics = append(topics, t)
+		g.Topics[t] = int32(1 + rng.IntN(12))
+	}
+	nm := 1 + rng.IntN(10)
+	for i := range nm {
+		m := Member{ID: fmt.Sprintf("consumer-%d-%08x", i, rng.Uint32())}
+		if rng.IntN(5) == 0 {
+			m.InstanceID = fmt.Sprintf("i%d", rng.IntN(1000)*10+i)
+		}
+		if homogeneous {
+			m.Topics = slices.Clone(topics)
+		} else {
+			for _, t := range topics {
+				if rng.IntN(2) == 0 {
+					m.Topics = append(m.Topics, t)
+				}
+			}
+			if len(m.Topics) == 0 {
+				m.Topics = []string{topics[rng.IntN(len(topics))]}
+			}
+		}
+		g.Members = append(g.Members, m)
+	}
+	for _, t := range topics {
+		for p := range g.Topics[t] {
+			if rng.IntN(4) == 0 {
+				continue
+			}
+			i := rng.IntN(nm)
+			if !slices.Contains(g.Members[i].Topics, t) && rng.IntN(4) != 0 {
+				continue
+			}
+			m := &g.Members[i]
+			if m.Owned == nil {
+				m.Owned = map[string][]int32{}
+			}
+			m.Owned[t] = append(m.Owned[t], p)
+		}
+	}
+	return g
+}
+
+// forEachGroup runs f on n seeded random groups, half homogeneous.
+func forEachGroup(t *testing.T, seed uint64, n int, f func(t *testing.T, g *Group)) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for i := range n {
+		g := randomGroup(rng, i%2 == 0)
+		if err := g.Validate(); err != nil {
+			t.Fatalf("group %d: generator made an invalid group: %v", i, err)
+		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) { f(t, g) })
+		if t.Failed() {
+			t.Logf("group: %+v", *g)
+			return
+		}
+	}
+}
+
+// checkValid: every partition of a subscribed topic is assigned once
+// (complete) or at most once, and only to a subscriber; every member has
+// an entry.
+func checkValid(t *testing.T, g *Group, a Assignment, complete bool) {
+	t.Helper()
+	if len(a) != len(g.Members) {
+		t.Errorf("assignment has %d members, group %d", len(a), len(g.Members))
+	}
+	seen := map[TopicPartition]string{}
+	for _, m := range g.Members {
+		topics, ok := a[m.ID]
+		if !ok {
+			t.Errorf("member %s missing from the assignment", m.ID)
+		}
+		for topic, ps := range topics {
+			if !slices.Contains(m.Topics, topic) {
+				t.Errorf("member %s got %s %v but does not subscribe to it", m.ID, topic, ps)
+			}
+			if !slices.IsSorted(ps) {
+				t.Errorf("member %s: %s partitions %v not sorted", m.ID, topic, ps)
+			}
+			for _, p := range ps {
+				tp := TopicPartition{topic, p}
+				if p < 0 || p >= g.Topics[topic] {
+					t.Errorf("member %s got %v, which does not exist", m.ID, tp)
+				}
+				if other, dup := seen[tp]; dup {
+					t.Errorf("%v assigned to both %s and %s", tp, other, m.ID)
+				}
+				seen[tp] = m.ID
+			}
+		}
+	}
+	if !complete {
+		return
+	}
+	for topic, n := range g.Topics {
+		if !slices.ContainsFunc(g.Members, func(m Member) bool { return slices.Contains(m.Topics, topic) }) {
+			continue
+		}
+		for p := range n {
+			if _, ok := seen[TopicPartition{topic, p}]; !ok {
+				t.Errorf("%s-%d not assigned", topic, p)
+			}
+		}
+	}
+}
+
+// checkStickyBalance is the sticky assignors' balance rule: partition
+// counts differ by at most one, or a member with two or more fewer
+// partitions than another cannot take any of that member's partitions
+// (it does not subscribe to their topics).
+func checkStickyBalance(t *testing.T, g *Group, a Assignment) {
+	t.Helper()
+	owner := a.Owners()
+	for _, m := range g.Members {
+		for tp, o := range owner {
+			if a.Count(o) >= a.Count(m.ID)+2 && slices.Contains(m.Topics, tp.Topic) {
+				t.Errorf("%s has %d partitions, %s has %d, and %s could take %v", m.ID, a.Count(m.ID), o, a.Count(o), m.ID, tp)
+				return
+			}
+		}
+	}
+}
+
+func homogeneous(g *Group) bool {
+	l := newLayout(g)
+	return allSubscriptionsEqual(l, l.allMembers())
+}
+
+func TestAllStrategiesValidAndDeterministic(t *testing.T) {
+	for _, a := range assignors {
+		t.Run(a.Name(), func(t *testing.T) {
+			forEachGroup(t, 1, 300, func(t *testing.T, g *Group) {
+				got := a.Assign(g)
+				checkValid(t, g, got, a.Protocol() != Cooperative)
+				if again := a.Assign(g); !equalAssignments(got, again) {
+					t.Errorf("two runs differ:\n%v\n%v", got, again)
+				}
+				rounds := Converge(a, g)
+				checkValid(t, g, rounds[len(rounds)-1], true)
+			})
+		})
+	}
+}
+
+// Range (both protocols): per topic, subscribers in MemberInfo order get
+// count/n, the first count%n one more, in contiguous ranges.
+func TestRangeRule(t *testing.T) {
+	for _, a := range []Assignor{Range, ConsumerRange} {
+		t.Run(a.Name(), func(t *testing.T) {
+			forEachGroup(t, 2, 300, func(t *testing.T, g *Group) {
+				got := a.Assign(g)
+				l := newLayout(g)
+				for ti, topic := range l.topics {
+					var subs []int
+					for _, m := range l.memberInfoOrder() {
+						if l.subscribes(m, ti) {
+							subs = append(subs, m)
+						}
+					}
+					n := int32(len(subs))
+					next := int32(0)
+					for i, m := range subs {
+						want := l.counts[ti] / n
+						if int32(i) < l.counts[ti]%n {
+							want++
+						}
+						ps := got[l.members[m]][topic]
+						if int32(len(ps)) != want {
+							t.Fatalf("%s: member %s (position %d of %d) has %d partitions, want %d", topic, l.members[m], i, n, len(ps), want)
+						}
+						for _, p := range ps {
+							if p != next {
+								t.Fatalf("%s: member %s has %v, want a range starting at %d", topic, l.members[m], ps, next)
+							}
+							next++
+						}
+					}
+				}
+				// The order of the input does not matter.
+				shuffled := *g
+				shuffled.Members = slices.Clone(g.Members)
+				slices.Reverse(shuffled.Members)
+				if other := a.Assign(&shuffled); !equalAssignments(got, other) {
+					t.Errorf("member order changed the result")
+				}
+			})
+		})
+	}
+}
+
+// Roundrobin: with identical subscriptions, counts differ by at most one,
+// and the input order does not matter.
+func TestRoundRobinRule(t *testing.T) {
+	forEachGroup(t, 3, 300, func(t *testing.T, g *Group) {
+		got := RoundRobin.Assign(g)
+		if homogeneous(g) {
+			if s := SkewOf(g, got); s.Spread > 1 {
+				t.Errorf("identical subscriptions, spread %d: %v", s.Spread, got)
+			}
+		}
+		shuffled := *g
+		shuffled.Members = slices.Clone(g.Members)
+		slices.Reverse(shuffled.Members)
+		if other := RoundRobin.Assign(&shuffled); !equalAssignments(got, other) {
+			t.Errorf("member order changed the result")
+		}
+	})
+}
+
+// Sticky, cooperative-sticky (after convergence) and uniform: the balance
+// rule, and stickiness: with identical subscriptions, exactly the fewest
+// moves a balanced assignment needs; always at least that many.
+func TestStickyRules(t *testing.T) {
+	for _, a := range []Assignor{Sticky, CooperativeSticky, ConsumerUniform} {
+		t.Run(a.Name(), func(t *testing.T) {
+			forEachGroup(t, 4, 400, func(t *testing.T, g *Group) {
+				rounds := Converge(a, g)
+				final := rounds[len(rounds)-1]
+				checkStickyBalance(t, g, final)
+				mv := Measure(g, final)
+				if mv.Moves < mv.MinMoves {
+					t.Errorf("moved %d partitions, fewer than the minimum %d: the minimum is wrong", mv.Moves, mv.MinMoves)
+				}
+				if homogeneous(g) && a.Name() != "consumer-uniform" && mv.Moves != mv.MinMoves {
+					t.Errorf("moved %d partitions, the minimum is %d", mv.Moves, mv.MinMoves)
+				}
+			})
+		})
+	}
+}
+
+// Uniform (homogeneous): no member loses a partition it could keep within
+// its quota.
+func TestUniformKeepsWithinQuota(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	for range 300 {
+		g := randomGroup(rng, true)
+		got := ConsumerUniform.Assign(g)
+		n := len(g.Members)
+		total := 0
+		for _, c := range g.Topics {
+			total += int(c)
+		}
+		q := total / n
+		for _, m := range g.Members {
+			kept := 0
+			owned := 0
+			for topic, ps := range m.Owned {
+				for _, p := range ps {
+					owned++
+					if slices.Contains(got[m.ID][topic], p) {
+						kept++
+					}
+				}
+			}
+			if kept < min(owned, q) {
+				t.Fatalf("%s owned %d, kept %d, quota at least %d", m.ID, owned, kept, q)
+			}
+		}
+	}
+}
+
+// Cooperative-sticky's two-phase rule: a partition that changes owner is
+// revoked in one generation (its old owner gives it up and nobody gets it)
+// and assigned in the next: no rebalance hands a partition directly from
+// one member to another. The rebalances go on until nothing is withheld.
+func TestCooperativeTwoPhase(t *testing.T) {
+	forEachGroup(t, 6, 400, func(t *testing.T, g *Group) {
+		rounds := Converge(CooperativeSticky, g)
+		prev := map[TopicPartition]string{}
+		for _, m := range g.Members {
+			for topic, ps := range m.Owned {
+				for _, p := range ps {
+					prev[TopicPartition{topic, p}] = m.ID
+				}
+			}
+		}
+		l := newLayout(g)
+		moved := 0
+		for r, round := range rounds {
+			next := round.Owners()
+			for tp, was := range prev {
+				if now, ok := next[tp]; ok && now != was {
+					t.Errorf("generation %d hands %v from %s to %s directly", r+1, tp, was, now)
+				}
+				if _, subscribed := l.index[tp.Topic]; !subscribed {
+					continue
+				}
+				if _, ok := next[tp]; !ok && r == 0 {
+					moved++
+				}
+			}
+			prev = next
+		}
+		if !complete(g, rounds[len(rounds)-1]) {
+			t.Errorf("still incomplete after %d rounds", len(rounds))
+		}
+		if moved > 0 && len(rounds) < 2 {
+			t.Errorf("%d partitions revoked but only %d round", moved, len(rounds))
+		}
+	})
+}
+
+// The seeds' examples and the Javadoc examples of Kafka's assignors.
+func TestKnownAnswers(t *testing.T) {
+	members := func(n int, topics ...string) []Member {
+		var out []Member
+		for i := range n {
+			out = append(out, Member{ID: fmt.Sprintf("c%d", i), Topics: topics})
+		}
+		return out
+	}
+	counts := func(g *Group, a Assignment) []int {
+		var out []int
+		for _, m := range g.Members {
+			out = append(out, a.Count(m.ID))
+		}
+		return out
+	}
+	g := &Group{Topics: map[string]int32{"t0": 7}, Members: members(3, "t0")}
+	if got := counts(g, Range.Assign(g)); !slices.Equal(got, []int{3, 2, 2}) {
+		t.Errorf("range 7 partitions / 3 members: %v, want [3 2 2]", got)
+	}
+	g = &Group{Topics: map[string]int32{"t0": 3}, Members: members(2, "t0")}
+	if got := Range.Assign(g); !slices.Equal(got["c0"]["t0"], []int32{0, 1}) || !slices.Equal(got["c1"]["t0"], []int32{2}) {
+		t.Errorf("range 3 partitions / 2 members: %v, want c0 [0 1], c1 [2]", got)
+	}
+	if got := RoundRobin.Assign(g); !slices.Equal(got["c0"]["t0"], []int32{0, 2}) || !slices.Equal(got["c1"]["t0"], []int32{1}) {
+		t.Errorf("roundrobin 3 partitions / 2 members: %v, want c0 [0 2], c1 [1]", got)
+	}
+	// Three topics of 1, 2, 3 partitions; C0 subscribes to t0, C1 to t0
+	// and t1, C2 to all three.
+	g = &Group{
+		Topics: map[string]int32{"t0": 1, "t1": 2, "t2": 3},
+		Members: []Member{
+			{ID: "C0", Topics: []string{"t0"}},
+			{ID: "C1", Topics: []string{"t0", "t1"}},
+			{ID: "C2", Topics: []string{"t0", "t1", "t2"}},
+		},
+	}
+	want := map[string]string{
+		"roundrobin": "C0:map[t0:[0]] C1:map[t1:[0]] C2:map[t1:[1] t2:[0 1 2]]",
+		"sticky":     "C0:map[t0:[0]] C1:map[t1:[0 1]] C2:map[t2:[0 1 2]]",
+	}
+	for name, w := range want {
+		a, _ := Lookup(name)
+		got := a.Assign(g)
+		if s := fmt.Sprintf("C0:%v C1:%v C2:%v", got["C0"], got["C1"], got["C2"]); s != w {
+			t.Errorf("%s: %s, want %s", name, s, w)
+		}
+	}
+	// Static members sort first, by instance id, in range and roundrobin.
+	g = &Group{Topics: map[string]int32{"t0": 3}, Members: []Member{
+		{ID: "a", Topics: []string{"t0"}},
+		{ID: "b", Topics: []string{"t0"}, InstanceID: "z"},
+		{ID: "c", Topics: []string{"t0"}, InstanceID: "y"},
+	}}
+	if got := Range.Assign(g); !slices.Equal(got["c"]["t0"], []int32{0}) || !slices.Equal(got["b"]["t0"], []int32{1}) || !slices.Equal(got["a"]["t0"], []int32{2}) {
+		t.Errorf("range with static members: %v, want c [0] (instance y), b [1] (z), a [2]", got)
+	}
+}
+
+func TestJavaHashMapOrder(t *testing.T) {
+	// Known String.hashCode values.
+	for s, want := range map[string]int32{"": 0, "a": 97, "t0": 3644} {
+		if got := javaStringHash(s); got != want {
+			t.Errorf("hash(%q) = %d, want %d", s, got, want)
+		}
+	}
+	if got := javaStringHash("polygenelubricants"); got != -2147483648 {
+		t.Errorf("hash(polygenelubricants) = %d, want Integer.MIN_VALUE", got)
+	}
+	if got := javaTopicPartitionHash(javaStringHash("t0"), 3); got != 4698 {
+		t.Errorf("TopicPartition(t0, 3).hashCode = %d, want 4698", got)
+	}
+	// "Aa" and "BB" collide (2112, bucket 0 of 16): insertion order;
+	// then "a" (97, bucket 1) and "b" (98, bucket 2).
+	if got := javaHashMapOrder([]string{"BB", "b", "Aa", "a"}); !slices.Equal(got, []int{0, 2, 3, 1}) {
+		t.Errorf("order = %v, want [0 2 3 1]", got)
+	}
+}

@@ -1,0 +1,333 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/workloads"
+)
+
+// workloadProps are the client properties the workload's producer section
+// sets: -X may not override them (the workload would say one thing and the
+// run do another).
+var workloadProps = map[string]string{
+	"acks":                                  "producer.acks",
+	"request.required.acks":                 "producer.acks",
+	"enable.idempotence":                    "producer.idempotence",
+	"max.in.flight.requests.per.connection": "producer.max_in_flight",
+	"max.in.flight":                         "producer.max_in_flight",
+	"linger.ms":                             "producer.linger",
+	"queue.buffering.max.ms":                "producer.linger",
+	"batch.size":                            "producer.batch_size",
+	"compression.type":                      "producer.compression",
+	"compression.codec":                     "producer.compression",
+	"partitioner":                           "producer.partitioner",
+	"bootstrap.servers":                     "--bootstrap",
+}
+
+func checkProps(props kafkaconf.Props) error {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if by, ok := workloadProps[k]; ok {
+			return fmt.Errorf("-X %s: set by the workload's %s: change it there", k, by)
+		}
+	}
+	return nil
+}
+
+func (p *Producer) newClient() (client, error) {
+	switch p.spec.Producer.Client {
+	case workloads.ClientConfluent:
+		return newConfluent(p)
+	case workloads.ClientFranz:
+		return newFranz(p)
+	}
+	return nil, fmt.Errorf("producer.client %q: expected confluent or franz", p.spec.Producer.Client)
+}
+
+// --- confluent-kafka-go (librdkafka) ---
+
+type confluent struct {
+	p       *Producer
+	kp      *kafka.Producer
+	topic   string
+	msg     kafka.Message
+	headers []kafka.Header
+	done    chan struct{}
+}
+
+func newConfluent(p *Producer) (*confluent, error) {
+	pr := p.spec.Producer
+	cm := kafka.ConfigMap{}
+	for k, v := range p.cfg.Props {
+		cm[k] = v
+	}
+	acks := pr.Acks
+	if acks == "all" {
+		acks = "-1"
+	}
+	for k, v := range map[string]kafka.ConfigValue{
+		"bootstrap.servers":                     p.cfg.Bootstrap,
+		"client.id":                             p.cfg.Proc,
+		"acks":                                  acks,
+		"enable.idempotence":                    pr.Idempotence,
+		"max.in.flight.requests.per.connection": pr.MaxInFlight,
+		"linger.ms":                             int(pr.Linger / time.Millisecond),
+		"batch.size":                            pr.BatchSize,
+		"compression.type":                      pr.Compression,
+		"message.timeout.ms":                    int(p.cfg.DeliveryTimeout / time.Millisecond),
+		"queue.buffering.max.messages":          p.cfg.MaxOutstanding + 1000,
+		// Reports carry the partition, offset and error; the key and
+		// value are known from the record itself.
+		"go.delivery.report.fields": "none",
+		// librdkafka's own log lines go to Config.Log, not to stderr.
+		"go.logs.channel.enable": true,
+	} {
+		cm[k] = v
+	}
+	kp, err := kafka.NewProducer(&cm)
+	if err != nil {
+		return nil, fmt.Errorf("confluent producer: %w", err)
+	}
+	c := &confluent{p: p, kp: kp, topic: p.topic, done: make(chan struct{})}
+	c.msg.TopicPartition.Topic = &c.topic
+	c.headers = []kafka.Header{{Key: HeaderProducer, Value: p.proc}, {Key: HeaderSeq}, {Key: HeaderIntendedT}}
+	go c.reports()
+	go func() {
+		for l := range kp.Logs() {
+			fmt.Fprintf(p.cfg.Log, "%s: librdkafka %s [%s]: %s\n", l.Timestamp.Format(time.RFC3339Nano), l.Name, l.Tag, l.Message)
+		}
+	}()
+	return c, nil
+}
+
+func (c *confluent) name() string { return workloads.ClientConfluent }
+
+// reports reads the delivery reports and client errors until the client
+// is closed.
+func (c *confluent) reports() {
+	defer close(c.done)
+	for ev := range c.kp.Events() {
+		switch e := ev.(type) {
+		case *kafka.Message:
+			r, ok := e.Opaque.(*outRecord)
+			if !ok {
+				continue
+			}
+			if err := e.TopicPartition.Error; err != nil {
+				c.p.deliver(r, -1, err, confluentAmbiguous(err))
+			} else {
+				c.p.deliver(r, int64(e.TopicPartition.Offset), nil, false)
+			}
+		case kafka.Error:
+			fmt.Fprintf(c.p.cfg.Log, "%s: confluent producer: %v\n", time.Now().Format(time.RFC3339Nano), e)
+		}
+	}
+}
+
+// confluentAmbiguous says whether a failed record may nonetheless have
+// been written: timeouts and in-flight purges (the request may have
+// reached the broker), and writes the leader appended but could not
+// replicate in time.
+func confluentAmbiguous(err error) bool {
+	var ke kafka.Error
+	if !errors.As(err, &ke) {
+		return true
+	}
+	switch ke.Code() {
+	case kafka.ErrMsgTimedOut, kafka.ErrTimedOut, kafka.ErrTimedOutQueue, kafka.ErrRequestTimedOut,
+		kafka.ErrPurgeInflight, kafka.ErrTransport, kafka.ErrNotEnoughReplicasAfterAppend:
+		return true
+	}
+	return false
+}
+
+func (c *confluent) produce(r *outRecord, key []byte, hv *headerValues) error {
+	c.msg.TopicPartition.Partition = r.partition
+	c.msg.Key = key
+	c.msg.Value = c.p.value
+	c.headers[1].Value = hv.seq
+	c.headers[2].Value = hv.intended
+	c.msg.Headers = c.headers
+	c.msg.Opaque = r
+	// librdkafka copies key, value and headers before Produce returns.
+	return c.kp.Produce(&c.msg, nil)
+}
+
+func (c *confluent) awaitPartitions(ctx context.Context, n int32) error {
+	var last error
+	for {
+		// A metadata request refreshes librdkafka's view of the topic,
+		// which is what it checks an explicit partition against.
+		md, err := c.kp.GetMetadata(&c.topic, false, 5000)
+		if err == nil {
+			if t, ok := md.Topics[c.topic]; ok && int32(len(t.Partitions)) >= n {
+				return nil
+			}
+			last = fmt.Errorf("metadata shows fewer than %d partitions", n)
+		} else {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %v)", ctx.Err(), last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (c *confluent) flush(ctx context.Context) error {
+	for c.p.outstanding.Load() > 0 {
+		c.kp.Flush(100)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (c *confluent) purge() {
+	_ = c.kp.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
+}
+
+func (c *confluent) close() {
+	c.kp.Close()
+	<-c.done
+}
+
+// --- franz-go ---
+
+type franz struct {
+	p     *Producer
+	cl    *kgo.Client
+	topic string
+}
+
+func newFranz(p *Producer) (*franz, error) {
+	pr := p.spec.Producer
+	opts, err := p.cfg.Props.FranzOpts()
+	if err != nil {
+		return nil, err
+	}
+	for k := range p.cfg.Props {
+		if _, ok := p.cfg.Props.Connection()[k]; !ok {
+			return nil, fmt.Errorf("-X %s: the franz client takes connection properties only (security, SASL, TLS, client.id)", k)
+		}
+	}
+	opts = append(opts,
+		kgo.SeedBrokers(strings.Split(p.cfg.Bootstrap, ",")...),
+		kgo.DefaultProduceTopic(p.topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerLinger(pr.Linger),
+		kgo.ProducerBatchMaxBytes(int32(pr.BatchSize)),
+		kgo.MaxBufferedRecords(p.cfg.MaxOutstanding+1000),
+		kgo.RecordDeliveryTimeout(p.cfg.DeliveryTimeout),
+	)
+	if _, ok := p.cfg.Props["client.id"]; !ok {
+		opts = append(opts, kgo.ClientID(p.cfg.Proc))
+	}
+	switch pr.Acks {
+	case "all":
+		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	case "1":
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
+	case "0":
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
+	}
+	if !pr.Idempotence {
+		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(pr.MaxInFlight))
+	}
+	codec := map[string]kgo.CompressionCodec{
+		"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(), "snappy": kgo.SnappyCompression(),
+		"lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression(),
+	}[pr.Compression]
+	opts = append(opts, kgo.ProducerBatchCompression(codec))
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("franz producer: %w", err)
+	}
+	return &franz{p: p, cl: cl, topic: p.topic}, nil
+}
+
+func (f *franz) name() string { return workloads.ClientFranz }
+
+func (f *franz) produce(r *outRecord, key []byte, hv *headerValues) error {
+	// franz-go keeps the record until its promise: it gets its own copies.
+	buf := make([]byte, 0, len(key)+len(hv.seq)+len(hv.intended))
+	buf = append(buf, key...)
+	buf = append(buf, hv.seq...)
+	buf = append(buf, hv.intended...)
+	k, seq, intended := buf[:len(key)], buf[len(key):len(key)+len(hv.seq)], buf[len(key)+len(hv.seq):]
+	rec := &kgo.Record{
+		Topic: f.topic, Partition: r.partition, Key: k, Value: f.p.value,
+		Headers: []kgo.RecordHeader{{Key: HeaderProducer, Value: f.p.proc}, {Key: HeaderSeq, Value: seq}, {Key: HeaderIntendedT, Value: intended}},
+	}
+	f.cl.Produce(context.Background(), rec, func(rec *kgo.Record, err error) {
+		if err != nil {
+			f.p.deliver(r, -1, err, franzAmbiguous(err))
+			return
+		}
+		f.p.deliver(r, rec.Offset, nil, false)
+	})
+	return nil
+}
+
+// franzAmbiguous says whether a failed record may nonetheless have been
+// written: everything but a non-retriable broker rejection.
+func franzAmbiguous(err error) bool {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return ke.Retriable || ke == kerr.NotEnoughReplicasAfterAppend || ke == kerr.RequestTimedOut
+	}
+	return true
+}
+
+func (f *franz) awaitPartitions(ctx context.Context, n int32) error {
+	for {
+		f.cl.ForceMetadataRefresh()
+		if leader, _, err := f.cl.PartitionLeader(f.topic, n-1); err == nil && leader >= 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (f *franz) flush(ctx context.Context) error {
+	if err := f.cl.Flush(ctx); err != nil {
+		return err
+	}
+	// Promises may still be running when Flush returns.
+	for f.p.outstanding.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func (f *franz) purge() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = f.cl.AbortBufferedRecords(ctx)
+}
+
+func (f *franz) close() { f.cl.Close() }

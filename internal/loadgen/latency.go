@@ -1,0 +1,114 @@
+package loadgen
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Latency histograms record nanoseconds from 1 µs to one hour with three
+// significant digits (0.1% resolution at any magnitude).
+const (
+	histLowest  = int64(time.Microsecond)
+	histHighest = int64(time.Hour)
+	histDigits  = 3
+)
+
+// Histogram log tags: the two latencies of every acknowledged record.
+const (
+	// TagIntended is ack time minus intended send time: what a caller
+	// waiting on the schedule sees, free of coordinated omission.
+	TagIntended = "intended"
+	// TagSent is ack time minus the time the record was handed to the
+	// client: the client's and the broker's part alone.
+	TagSent = "sent"
+)
+
+func newHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histLowest, histHighest, histDigits)
+}
+
+// latency keeps the produce latencies: one interval histogram per tag,
+// written to an HdrHistogram log and merged into the run's totals every
+// interval. Not safe for concurrent use: the producer's mutex guards it.
+type latency struct {
+	intended, sent           *hdrhistogram.Histogram // this interval
+	totalIntended, totalSent *hdrhistogram.Histogram
+	clamped                  int64 // values beyond histHighest, recorded as histHighest
+	log                      *hdrhistogram.HistogramLogWriter
+	logErr                   error
+	intervalStart            time.Time
+	lastP99                  time.Duration
+}
+
+func newLatency(w io.Writer, start time.Time) *latency {
+	l := &latency{
+		intended: newHistogram(), sent: newHistogram(),
+		totalIntended: newHistogram(), totalSent: newHistogram(),
+		intervalStart: start,
+	}
+	if w != nil {
+		l.log = hdrhistogram.NewHistogramLogWriter(w)
+		ms := start.UnixMilli()
+		l.log.SetBaseTime(ms)
+		l.logErr = firstErr(
+			l.log.OutputLogFormatVersion(),
+			l.log.OutputComment("chaosbench produce latency, nanoseconds; tags: intended (ack - intended send time), sent (ack - handed to the client)"),
+			l.log.OutputStartTime(ms),
+			l.log.OutputBaseTime(ms),
+			l.log.OutputLegend(),
+		)
+	}
+	return l
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *latency) record(h *hdrhistogram.Histogram, d int64) {
+	if d < 0 {
+		d = 0
+	}
+	if d > histHighest {
+		d = histHighest
+		l.clamped++
+	}
+	// In range by construction: RecordValue cannot fail.
+	_ = h.RecordValue(d)
+}
+
+// add records one acknowledged record's latencies (ns).
+func (l *latency) add(fromIntended, fromSent int64) {
+	l.record(l.intended, fromIntended)
+	l.record(l.sent, fromSent)
+}
+
+// rotate ends the interval at now: writes its histograms to the log,
+// merges them into the totals and starts a new interval.
+func (l *latency) rotate(now time.Time) {
+	l.lastP99 = time.Duration(l.intended.ValueAtQuantile(99))
+	for _, h := range []struct {
+		tag       string
+		iv, total *hdrhistogram.Histogram
+	}{{TagIntended, l.intended, l.totalIntended}, {TagSent, l.sent, l.totalSent}} {
+		h.iv.SetStartTimeMs(l.intervalStart.UnixMilli())
+		h.iv.SetEndTimeMs(now.UnixMilli())
+		h.iv.SetTag(h.tag)
+		if l.log != nil && l.logErr == nil {
+			if err := l.log.OutputIntervalHistogram(h.iv); err != nil {
+				l.logErr = fmt.Errorf("latency log: %w", err)
+			}
+		}
+		h.total.Merge(h.iv)
+		h.iv.Reset()
+	}
+	l.intervalStart = now
+}

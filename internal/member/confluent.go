@@ -1,0 +1,347 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+
+	"github.com/chaosbench/chaosbench/internal/history"
+)
+
+// confluentConfig returns the librdkafka configuration of a member.
+func confluentConfig(cfg *Config) kafka.ConfigMap {
+	ms := func(d interface{ Milliseconds() int64 }) int { return int(d.Milliseconds()) }
+	conf := kafka.ConfigMap{
+		"bootstrap.servers":       cfg.Bootstrap,
+		"group.id":                cfg.Group,
+		"client.id":               fmt.Sprintf("%s.%d", cfg.Name, cfg.Inc),
+		"auto.offset.reset":       "earliest",
+		"enable.partition.eof":    false,
+		"max.poll.interval.ms":    ms(cfg.MaxPollInterval),
+		"enable.auto.commit":      cfg.autoCommit(),
+		"auto.commit.interval.ms": ms(cfg.AutoCommitInterval),
+		// auto: the library stores each offset when it hands the record
+		// over (its default); auto-after-process stores after processing.
+		"enable.auto.offset.store": cfg.Policy == PolicyAuto,
+	}
+	if ConsumerProtocol(cfg.Strategy) {
+		// KIP-848: the broker assigns and owns the session timings;
+		// librdkafka refuses session.timeout.ms, heartbeat.interval.ms and
+		// partition.assignment.strategy with this protocol.
+		conf["group.protocol"] = "consumer"
+		conf["group.remote.assignor"] = strings.TrimPrefix(cfg.Strategy, "consumer-")
+	} else {
+		conf["partition.assignment.strategy"] = cfg.Strategy
+		conf["session.timeout.ms"] = ms(cfg.SessionTimeout)
+		conf["heartbeat.interval.ms"] = ms(cfg.HeartbeatInterval)
+	}
+	if cfg.Static {
+		conf["group.instance.id"] = cfg.Name
+	}
+	for k, v := range cfg.Props {
+		conf[k] = v
+	}
+	return conf
+}
+
+type confluentMember struct {
+	*state
+	c *kafka.Consumer
+
+	asyncMu   sync.Mutex
+	asyncWG   sync.WaitGroup
+	asyncNext map[int32]int64 // the next async commit, merged while one runs
+	asyncBusy bool
+}
+
+func runConfluent(ctx context.Context, s *state) error {
+	conf := confluentConfig(s.cfg)
+	c, err := kafka.NewConsumer(&conf)
+	if err != nil {
+		return fmt.Errorf("confluent consumer: %w", err)
+	}
+	m := &confluentMember{state: s, c: c}
+	if err := c.SubscribeTopics([]string{s.cfg.Topic}, m.rebalance); err != nil {
+		c.Close()
+		return fmt.Errorf("subscribe %s: %w", s.cfg.Topic, err)
+	}
+	var batch []record
+	var runErr error
+	for ctx.Err() == nil {
+		batch, runErr = m.pollBatch(batch[:0])
+		if runErr != nil {
+			break
+		}
+		batch = s.filterOwned(batch)
+		if len(batch) == 0 {
+			continue
+		}
+		if s.cfg.Policy == PolicyCommitFirst {
+			m.commitSync(batchOffsets(batch))
+		}
+		if err := s.process(ctx, batch); err != nil {
+			runErr = err
+			break
+		}
+		if err := m.afterBatch(); err != nil {
+			runErr = err
+			break
+		}
+	}
+	s.stopping()
+	m.finalCommit()
+	// Close leaves the group; librdkafka runs the rebalance callback for
+	// the revocation (recorded there) and, with auto-commit, commits the
+	// stored offsets.
+	if err := c.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("close: %w", err)
+	}
+	return runErr
+}
+
+// pollBatch gathers up to MaxPollRecords records: it waits up to 100 ms for
+// the first, then takes what is already fetched. Rebalance callbacks run
+// inside Poll; the caller drops records of partitions revoked meanwhile.
+func (m *confluentMember) pollBatch(batch []record) ([]record, error) {
+	timeout := 100
+	for len(batch) < m.cfg.MaxPollRecords {
+		ev := m.c.Poll(timeout)
+		timeout = 0
+		switch e := ev.(type) {
+		case nil:
+			return batch, nil
+		case *kafka.Message:
+			if e.TopicPartition.Error != nil {
+				m.logf("fetch %v: %v", e.TopicPartition, e.TopicPartition.Error)
+				continue
+			}
+			r := record{partition: e.TopicPartition.Partition, offset: int64(e.TopicPartition.Offset),
+				key: string(e.Key), recordT: e.Timestamp.UnixNano()}
+			for _, h := range e.Headers {
+				r.setHeader(h.Key, h.Value)
+			}
+			batch = append(batch, r)
+		case kafka.OffsetsCommitted:
+			// Only the library's own (auto) commits arrive here: the
+			// member's commits report on a queue of their own.
+			m.recordCommit(e.Offsets, e.Error, true)
+		case kafka.Error:
+			m.logf("client error: %v (code %v, fatal %v)", e, e.Code(), e.IsFatal())
+			if e.IsFatal() {
+				return batch, fmt.Errorf("fatal client error: %w", e)
+			}
+		}
+	}
+	return batch, nil
+}
+
+// rebalance is the rebalance callback; it runs inside Poll (and Close).
+func (m *confluentMember) rebalance(c *kafka.Consumer, ev kafka.Event) error {
+	cooperative := c.GetRebalanceProtocol() == "COOPERATIVE"
+	switch e := ev.(type) {
+	case kafka.AssignedPartitions:
+		var err error
+		if cooperative {
+			err = c.IncrementalAssign(e.Partitions)
+		} else {
+			err = c.Assign(e.Partitions)
+		}
+		if err != nil {
+			m.logf("assign %v: %v", e.Partitions, err)
+			return err
+		}
+		if len(e.Partitions) > 0 || !cooperative {
+			m.assigned(partitionsOf(e.Partitions), 0, "")
+		}
+	case kafka.RevokedPartitions:
+		ps := partitionsOf(e.Partitions)
+		lost := c.AssignmentLost()
+		if !lost && m.cfg.Policy == PolicyAsyncSyncOnRevoke {
+			m.waitAsync()
+			m.commitSync(m.takeUncommitted(ps))
+		}
+		if !lost && m.cfg.Policy == PolicyAutoAfterProcess {
+			m.storeOffsets(m.takeUncommitted(ps))
+		}
+		kind := history.Revoked
+		if lost {
+			kind = history.Lost
+		}
+		if len(ps) > 0 || !cooperative {
+			m.removed(kind, ps, 0)
+		}
+		var err error
+		if cooperative {
+			err = c.IncrementalUnassign(e.Partitions)
+		} else {
+			err = c.Unassign()
+		}
+		if err != nil {
+			m.logf("unassign %v: %v", e.Partitions, err)
+			return err
+		}
+	}
+	return nil
+}
+
+func partitionsOf(tps []kafka.TopicPartition) []int32 {
+	ps := make([]int32, len(tps))
+	for i, tp := range tps {
+		ps[i] = tp.Partition
+	}
+	return ps
+}
+
+func (m *confluentMember) toTPs(offs map[int32]int64) []kafka.TopicPartition {
+	tps := make([]kafka.TopicPartition, 0, len(offs))
+	for p, off := range offs {
+		tps = append(tps, kafka.TopicPartition{Topic: &m.cfg.Topic, Partition: p, Offset: kafka.Offset(off)})
+	}
+	return tps
+}
+
+// afterBatch commits (or stores) what the batch processed, as the policy
+// says. The history was flushed by process.
+func (m *confluentMember) afterBatch() error {
+	switch m.cfg.Policy {
+	case PolicyAutoAfterProcess:
+		m.storeOffsets(m.takeUncommitted(nil))
+	case PolicySyncBatch:
+		m.commitSync(m.takeUncommitted(nil))
+	case PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+		m.commitAsync(m.takeUncommitted(nil))
+	case PolicyCommitFirst:
+		m.takeUncommitted(nil) // committed before processing
+	}
+	return nil
+}
+
+// finalCommit is the policy's commit on a graceful close.
+func (m *confluentMember) finalCommit() {
+	switch m.cfg.Policy {
+	case PolicySyncBatch, PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+		m.waitAsync()
+		m.commitSync(m.takeUncommitted(nil))
+	case PolicyAutoAfterProcess:
+		m.storeOffsets(m.takeUncommitted(nil))
+	default:
+		m.waitAsync()
+	}
+	if err := m.flush(); err != nil {
+		m.logf("history flush: %v", err)
+	}
+}
+
+// storeOffsets hands processed offsets to the library's auto-commit.
+func (m *confluentMember) storeOffsets(offs map[int32]int64) {
+	if len(offs) == 0 {
+		return
+	}
+	if _, err := m.c.StoreOffsets(m.toTPs(offs)); err != nil {
+		// A partition revoked meanwhile cannot be stored: its next owner
+		// starts from the last commit.
+		m.logf("store offsets %v: %v", offs, err)
+	}
+}
+
+func (m *confluentMember) commitSync(offs map[int32]int64) {
+	if len(offs) == 0 {
+		return
+	}
+	committed, err := m.c.CommitOffsets(m.toTPs(offs))
+	if err != nil && len(committed) == 0 {
+		for p, off := range offs {
+			m.committed(p, off, err, false)
+		}
+		m.restoreFailed(offs, err)
+	} else {
+		m.recordCommit(committed, err, false)
+		failed := map[int32]int64{}
+		for _, tp := range committed {
+			if tp.Error != nil {
+				failed[tp.Partition] = offs[tp.Partition]
+			}
+		}
+		m.restoreFailed(failed, err)
+	}
+	if err := m.flush(); err != nil {
+		m.logf("history flush: %v", err)
+	}
+}
+
+// restoreFailed keeps offsets of a failed commit for the next one, unless
+// the member lost the partition (then the next owner takes over).
+func (m *confluentMember) restoreFailed(offs map[int32]int64, err error) {
+	var kerr kafka.Error
+	if errors.As(err, &kerr) && (kerr.Code() == kafka.ErrUnknownMemberID || kerr.Code() == kafka.ErrIllegalGeneration || kerr.Code() == kafka.ErrRebalanceInProgress) {
+		return
+	}
+	m.restoreUncommitted(offs)
+}
+
+// recordCommit records the per-partition outcome of a commit.
+func (m *confluentMember) recordCommit(tps []kafka.TopicPartition, err error, auto bool) {
+	for _, tp := range tps {
+		if tp.Offset < 0 { // nothing stored for the partition
+			continue
+		}
+		perr := tp.Error
+		if perr == nil {
+			perr = err
+		}
+		m.committed(tp.Partition, int64(tp.Offset), perr, auto)
+	}
+}
+
+// commitAsync commits in the background: one commit in flight at a time,
+// later offsets merged into the next one, as an asynchronous commit API
+// would (confluent-kafka-go's commit calls block).
+func (m *confluentMember) commitAsync(offs map[int32]int64) {
+	if len(offs) == 0 {
+		return
+	}
+	m.asyncMu.Lock()
+	defer m.asyncMu.Unlock()
+	if m.asyncNext == nil {
+		m.asyncNext = map[int32]int64{}
+	}
+	for p, off := range offs {
+		m.asyncNext[p] = max(m.asyncNext[p], off)
+	}
+	if m.asyncBusy {
+		return
+	}
+	m.asyncBusy = true
+	m.asyncWG.Add(1)
+	go m.asyncLoop()
+}
+
+func (m *confluentMember) asyncLoop() {
+	defer m.asyncWG.Done()
+	for {
+		m.asyncMu.Lock()
+		next := m.asyncNext
+		m.asyncNext = nil
+		if len(next) == 0 {
+			m.asyncBusy = false
+			m.asyncMu.Unlock()
+			return
+		}
+		m.asyncMu.Unlock()
+		committed, err := m.c.CommitOffsets(m.toTPs(next))
+		if err != nil && len(committed) == 0 {
+			for p, off := range next {
+				m.committed(p, off, err, false)
+			}
+		} else {
+			m.recordCommit(committed, err, false)
+		}
+	}
+}
+
+// waitAsync waits for the asynchronous commits in flight.
+func (m *confluentMember) waitAsync() { m.asyncWG.Wait() }

@@ -1,0 +1,334 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+)
+
+// franzBalancer returns the franz-go balancer of a strategy. For the
+// consumer protocol, franz-go maps its range balancer to the broker's range
+// assignor and its sticky balancer to uniform.
+func franzBalancer(strategy string) kgo.GroupBalancer {
+	switch strategy {
+	case Range, ConsumerRange:
+		return kgo.RangeBalancer()
+	case RoundRobin:
+		return kgo.RoundRobinBalancer()
+	case Sticky, ConsumerUniform:
+		return kgo.StickyBalancer()
+	default:
+		return kgo.CooperativeStickyBalancer()
+	}
+}
+
+// franzConsumerOpts translates the consumer properties franz-go has an
+// equivalent for; any other property is an error rather than silently
+// ignored.
+func franzConsumerOpts(props map[string]string) ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	ms := func(k, v string) (time.Duration, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("-X %s=%s: expected milliseconds", k, v)
+		}
+		return time.Duration(n) * time.Millisecond, nil
+	}
+	num := func(k, v string) (int32, error) {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("-X %s=%s: expected a non-negative integer", k, v)
+		}
+		return int32(n), nil
+	}
+	for k, v := range props {
+		switch k {
+		case "metadata.max.age.ms", "topic.metadata.refresh.interval.ms":
+			d, err := ms(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.MetadataMaxAge(d))
+		case "fetch.max.wait.ms":
+			d, err := ms(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.FetchMaxWait(d))
+		case "fetch.min.bytes":
+			n, err := num(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.FetchMinBytes(n))
+		case "fetch.max.bytes":
+			n, err := num(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.FetchMaxBytes(n))
+		case "max.partition.fetch.bytes":
+			n, err := num(k, v)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, kgo.FetchMaxPartitionBytes(n))
+		default:
+			if kafkaconf.IsConnectionKey(k) {
+				continue
+			}
+			return nil, fmt.Errorf("-X %s: franz-go members take only connection properties and metadata.max.age.ms (or topic.metadata.refresh.interval.ms), fetch.max.wait.ms, fetch.min.bytes, fetch.max.bytes, max.partition.fetch.bytes", k)
+		}
+	}
+	return opts, nil
+}
+
+type franzMember struct {
+	*state
+	cl *kgo.Client
+}
+
+func runFranz(ctx context.Context, s *state) error {
+	cfg := s.cfg
+	m := &franzMember{state: s}
+	opts, err := cfg.Props.FranzOpts()
+	if err != nil {
+		return err
+	}
+	consumerOpts, err := franzConsumerOpts(cfg.Props)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, consumerOpts...)
+	opts = append(opts,
+		kgo.SeedBrokers(strings.Split(cfg.Bootstrap, ",")...),
+		kgo.ClientID(fmt.Sprintf("%s.%d", cfg.Name, cfg.Inc)),
+		kgo.ConsumerGroup(cfg.Group),
+		kgo.ConsumeTopics(cfg.Topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.Balancers(franzBalancer(cfg.Strategy)),
+		// Java's and librdkafka's fetch.max.wait.ms default; franz-go's
+		// own default (5s) would add latency the other client lacks.
+		kgo.FetchMaxWait(500*time.Millisecond),
+		// Rebalances wait while a polled batch is processed, as in the Java
+		// client, where revocation happens inside poll().
+		kgo.BlockRebalanceOnPoll(),
+		kgo.RebalanceTimeout(cfg.MaxPollInterval),
+		kgo.OnPartitionsAssigned(m.onAssigned),
+		kgo.OnPartitionsRevoked(m.onRevoked),
+		kgo.OnPartitionsLost(m.onLost),
+	)
+	if ConsumerProtocol(cfg.Strategy) {
+		opts = append(opts, kgo.ServerSideBalancer())
+	} else {
+		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout), kgo.HeartbeatInterval(cfg.HeartbeatInterval))
+	}
+	if cfg.Static {
+		opts = append(opts, kgo.InstanceID(cfg.Name))
+	}
+	switch cfg.Policy {
+	case PolicyAuto:
+		opts = append(opts, kgo.AutoCommitInterval(cfg.AutoCommitInterval), kgo.AutoCommitCallback(m.onAutoCommit))
+	case PolicyAutoAfterProcess:
+		opts = append(opts, kgo.AutoCommitMarks(), kgo.AutoCommitInterval(cfg.AutoCommitInterval), kgo.AutoCommitCallback(m.onAutoCommit))
+	default:
+		opts = append(opts, kgo.DisableAutoCommit())
+	}
+	m.cl, err = kgo.NewClient(opts...)
+	if err != nil {
+		return fmt.Errorf("franz-go client: %w", err)
+	}
+
+	var runErr error
+	var batch []record
+	var polled []*kgo.Record
+	for ctx.Err() == nil {
+		fs := m.cl.PollRecords(ctx, cfg.MaxPollRecords)
+		if fs.IsClientClosed() {
+			break
+		}
+		fs.EachError(func(t string, p int32, err error) {
+			if !errors.Is(err, context.Canceled) {
+				m.logf("fetch %s/%d: %v", t, p, err)
+			}
+		})
+		batch, polled = batch[:0], polled[:0]
+		fs.EachRecord(func(r *kgo.Record) {
+			rec := record{partition: r.Partition, offset: r.Offset, key: string(r.Key), recordT: r.Timestamp.UnixNano()}
+			for _, h := range r.Headers {
+				rec.setHeader(h.Key, h.Value)
+			}
+			batch = append(batch, rec)
+			polled = append(polled, r)
+		})
+		batch = s.filterOwned(batch)
+		if len(batch) > 0 {
+			if cfg.Policy == PolicyCommitFirst {
+				m.commit(ctx, batchOffsets(batch), true)
+			}
+			if err := s.process(ctx, batch); err != nil {
+				runErr = err
+				m.cl.AllowRebalance()
+				break
+			}
+			m.afterBatch(ctx, polled)
+		}
+		m.cl.AllowRebalance()
+	}
+	s.stopping()
+	m.finalCommit()
+	// Leaving the group runs onRevoked one last time (recorded there).
+	m.cl.CloseAllowingRebalance()
+	return runErr
+}
+
+func (m *franzMember) groupMeta() (string, int32) {
+	id, gen := m.cl.GroupMetadata()
+	return id, gen
+}
+
+func (m *franzMember) onAssigned(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+	id, gen := m.groupMeta()
+	m.assigned(ps[m.cfg.Topic], gen, id)
+}
+
+func (m *franzMember) onRevoked(ctx context.Context, cl *kgo.Client, ps map[string][]int32) {
+	revoked := ps[m.cfg.Topic]
+	switch m.cfg.Policy {
+	case PolicyAsyncSyncOnRevoke:
+		m.commit(ctx, m.takeUncommitted(revoked), true)
+	case PolicyAuto, PolicyAutoAfterProcess:
+		// What franz-go's default revoke callback does with auto-commit:
+		// commit what it tracks (polled records, or marked ones).
+		m.commitTracked(ctx)
+	}
+	_, gen := m.groupMeta()
+	m.removed(history.Revoked, revoked, gen)
+}
+
+func (m *franzMember) onLost(_ context.Context, _ *kgo.Client, ps map[string][]int32) {
+	_, gen := m.groupMeta()
+	m.removed(history.Lost, ps[m.cfg.Topic], gen)
+}
+
+// afterBatch commits (or marks) what the batch processed, as the policy
+// says. The history was flushed by process.
+func (m *franzMember) afterBatch(ctx context.Context, polled []*kgo.Record) {
+	switch m.cfg.Policy {
+	case PolicyAutoAfterProcess:
+		m.takeUncommitted(nil)
+		m.cl.MarkCommitRecords(polled...)
+	case PolicySyncBatch:
+		m.commit(ctx, m.takeUncommitted(nil), true)
+	case PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+		m.commit(ctx, m.takeUncommitted(nil), false)
+	case PolicyCommitFirst, PolicyAuto:
+		m.takeUncommitted(nil)
+	}
+}
+
+// finalCommit is the policy's commit on a graceful close.
+func (m *franzMember) finalCommit() {
+	ctx := context.Background()
+	switch m.cfg.Policy {
+	case PolicySyncBatch, PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+		m.commit(ctx, m.takeUncommitted(nil), true)
+	case PolicyAuto, PolicyAutoAfterProcess:
+		m.commitTracked(ctx)
+	}
+	if err := m.flush(); err != nil {
+		m.logf("history flush: %v", err)
+	}
+}
+
+func (m *franzMember) toOffsets(offs map[int32]int64) map[string]map[int32]kgo.EpochOffset {
+	ps := make(map[int32]kgo.EpochOffset, len(offs))
+	for p, off := range offs {
+		ps[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
+	}
+	return map[string]map[int32]kgo.EpochOffset{m.cfg.Topic: ps}
+}
+
+// commit commits offsets, synchronously or not; the outcome is recorded
+// when the broker answers.
+func (m *franzMember) commit(ctx context.Context, offs map[int32]int64, sync bool) {
+	if len(offs) == 0 {
+		return
+	}
+	done := func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		failed := m.recordResponse(req, resp, err, false)
+		if len(failed) > 0 {
+			m.restoreUncommitted(failed)
+		}
+		if err := m.flush(); err != nil {
+			m.logf("history flush: %v", err)
+		}
+	}
+	if sync {
+		m.cl.CommitOffsetsSync(ctx, m.toOffsets(offs), done)
+	} else {
+		m.cl.CommitOffsets(ctx, m.toOffsets(offs), done)
+	}
+}
+
+// commitTracked commits the offsets franz-go tracks for auto-commit.
+func (m *franzMember) commitTracked(ctx context.Context) {
+	m.cl.CommitOffsetsSync(ctx, m.cl.UncommittedOffsets(), func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		m.recordResponse(req, resp, err, true)
+	})
+	if err := m.flush(); err != nil {
+		m.logf("history flush: %v", err)
+	}
+}
+
+func (m *franzMember) onAutoCommit(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+	m.recordResponse(req, resp, err, true)
+	if err := m.flush(); err != nil {
+		m.logf("history flush: %v", err)
+	}
+}
+
+// recordResponse records each partition of a commit and returns the
+// offsets of the partitions that failed with a retriable error.
+func (m *franzMember) recordResponse(req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error, auto bool) map[int32]int64 {
+	failed := map[int32]int64{}
+	asked := map[int32]int64{}
+	for _, t := range req.Topics {
+		if t.Topic != m.cfg.Topic {
+			continue
+		}
+		for _, p := range t.Partitions {
+			asked[p.Partition] = p.Offset
+		}
+	}
+	if err != nil || resp == nil {
+		for p, off := range asked {
+			m.committed(p, off, err, auto)
+			failed[p] = off
+		}
+		return failed
+	}
+	for _, t := range resp.Topics {
+		if t.Topic != m.cfg.Topic {
+			continue
+		}
+		for _, p := range t.Partitions {
+			perr := kerr.ErrorForCode(p.ErrorCode)
+			m.committed(p.Partition, asked[p.Partition], perr, auto)
+			if perr != nil && !errors.Is(perr, kerr.UnknownMemberID) && !errors.Is(perr, kerr.IllegalGeneration) && !errors.Is(perr, kerr.StaleMemberEpoch) {
+				failed[p.Partition] = asked[p.Partition]
+			}
+		}
+	}
+	return failed
+}

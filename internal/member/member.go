@@ -1,0 +1,326 @@
+package member
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/history"
+)
+
+// Record header names, as the producer writes them (docs/history.md).
+const (
+	HeaderProducer  = "producer"
+	HeaderSeq       = "seq"
+	HeaderIntendedT = "intended_t"
+)
+
+// record is what the member keeps of a fetched record until it is
+// processed.
+type record struct {
+	partition int32
+	offset    int64
+	key       string
+	seq       int64
+	producer  string
+	intendedT int64
+	recordT   int64
+}
+
+// setHeader fills the record's fields from one of its headers.
+func (r *record) setHeader(key string, value []byte) {
+	switch key {
+	case HeaderProducer:
+		r.producer = string(value)
+	case HeaderSeq:
+		r.seq, _ = strconv.ParseInt(string(value), 10, 64)
+	case HeaderIntendedT:
+		r.intendedT, _ = strconv.ParseInt(string(value), 10, 64)
+	}
+}
+
+// state is what both client implementations share: the history, the
+// processing simulation, and the bookkeeping of owned partitions and
+// processed-but-uncommitted offsets.
+type state struct {
+	cfg  *Config
+	hist *history.Writer
+	log  io.Writer
+	rng  *rand.Rand
+
+	// stall is a pending processing stall (ns), set by the `slow` control
+	// command and taken by the next record processed.
+	stall atomic.Int64
+
+	mu          sync.Mutex
+	owned       map[int32]bool
+	uncommitted map[int32]int64 // partition -> next offset to commit
+}
+
+func newState(cfg *Config, hist *history.Writer, log io.Writer) *state {
+	return &state{
+		cfg:         cfg,
+		hist:        hist,
+		log:         log,
+		rng:         rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(cfg.Inc)+1)),
+		owned:       map[int32]bool{},
+		uncommitted: map[int32]int64{},
+	}
+}
+
+func (s *state) logf(format string, args ...any) {
+	fmt.Fprintf(s.log, "%s %s.%d: %s\n", time.Now().UTC().Format("15:04:05.000"), s.cfg.Name, s.cfg.Inc, fmt.Sprintf(format, args...))
+}
+
+// append writes an event, logging (not failing on) an error: a member that
+// cannot write its history stops at the next flush, which does fail.
+func (s *state) append(e *history.Event) {
+	if err := s.hist.Append(e); err != nil {
+		s.logf("history: %v", err)
+	}
+}
+
+func (s *state) flush() error { return s.hist.Flush() }
+
+func sortedParts(ps []int32) []int32 {
+	out := slices.Clone(ps)
+	slices.Sort(out)
+	return out
+}
+
+// assigned records partitions added to the member.
+func (s *state) assigned(ps []int32, gen int32, memberID string) {
+	s.mu.Lock()
+	for _, p := range ps {
+		s.owned[p] = true
+	}
+	s.mu.Unlock()
+	s.append(&history.Event{Kind: history.Assigned, Topic: s.cfg.Topic, Partitions: sortedParts(ps), Gen: gen, MemberID: memberID})
+	if err := s.flush(); err != nil {
+		s.logf("history flush: %v", err)
+	}
+}
+
+// removed records partitions taken from the member (revoked or lost) and
+// forgets their uncommitted offsets.
+func (s *state) removed(kind history.Kind, ps []int32, gen int32) {
+	s.mu.Lock()
+	for _, p := range ps {
+		delete(s.owned, p)
+		delete(s.uncommitted, p)
+	}
+	s.mu.Unlock()
+	s.append(&history.Event{Kind: kind, Topic: s.cfg.Topic, Partitions: sortedParts(ps), Gen: gen})
+	if err := s.flush(); err != nil {
+		s.logf("history flush: %v", err)
+	}
+}
+
+func (s *state) owns(p int32) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owned[p]
+}
+
+// filterOwned drops the records of partitions the member no longer owns
+// (revoked while the batch was being gathered): they were never processed,
+// and their next owner will get them.
+func (s *state) filterOwned(batch []record) []record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := batch[:0]
+	for _, r := range batch {
+		if s.owned[r.partition] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// process simulates the processing of a batch, writing (and flushing) a
+// processed event after each record (the write-ahead rule: the caller
+// commits only after this returns). It stops early, with
+// what was processed so far recorded, when ctx ends (a graceful stop).
+func (s *state) process(ctx context.Context, batch []record) error {
+	for i := range batch {
+		r := &batch[i]
+		d := s.cfg.Processing.sample(s.rng)
+		if st := s.stall.Swap(0); st > 0 {
+			s.logf("stalling %s (slow)", time.Duration(st))
+			d += time.Duration(st)
+		}
+		if d > 0 && !sleep(ctx, d) {
+			break
+		}
+		s.append(&history.Event{
+			Kind: history.Processed, Partition: r.partition, Offset: r.offset,
+			Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
+		})
+		// Each record is processed when its event is written: a crash
+		// mid-batch leaves the records processed so far on record, and
+		// their redelivery counts as the duplicates it is.
+		if err := s.flush(); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.uncommitted[r.partition] = r.offset + 1
+		s.mu.Unlock()
+	}
+	return s.flush()
+}
+
+// sleep waits d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// takeUncommitted returns the processed-but-uncommitted offsets (of the
+// given partitions, or all when ps is nil) and clears them.
+func (s *state) takeUncommitted(ps []int32) map[int32]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[int32]int64{}
+	for p, off := range s.uncommitted {
+		if ps == nil || slices.Contains(ps, p) {
+			out[p] = off
+			delete(s.uncommitted, p)
+		}
+	}
+	return out
+}
+
+// restoreUncommitted puts back offsets whose commit failed, unless newer
+// ones were processed since or the partition is gone.
+func (s *state) restoreUncommitted(offs map[int32]int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, off := range offs {
+		if cur, ok := s.uncommitted[p]; (!ok || cur < off) && s.owned[p] {
+			s.uncommitted[p] = off
+		}
+	}
+}
+
+// committed records the outcome of a commit of one partition.
+func (s *state) committed(p int32, offset int64, err error, auto bool) {
+	e := &history.Event{Kind: history.Committed, Partition: p, Offset: offset, Auto: auto}
+	if err != nil {
+		e.Err = err.Error()
+	}
+	s.append(e)
+}
+
+// batchOffsets returns, per partition, the offset after the batch's last
+// record: what committing the batch commits.
+func batchOffsets(batch []record) map[int32]int64 {
+	out := map[int32]int64{}
+	for _, r := range batch {
+		if r.offset+1 > out[r.partition] {
+			out[r.partition] = r.offset + 1
+		}
+	}
+	return out
+}
+
+// readControl reads the driver's commands from r, one per line, until EOF:
+//
+//	slow <duration>   stall the next record's processing for <duration>
+//
+// Unknown commands are logged and ignored.
+func (s *state) readControl(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		switch {
+		case f[0] == "slow" && len(f) == 2:
+			d, err := time.ParseDuration(f[1])
+			if err != nil || d <= 0 {
+				s.logf("control: %q: expected a positive duration", sc.Text())
+				continue
+			}
+			s.stall.Store(int64(d))
+		default:
+			s.logf("control: unknown command %q", sc.Text())
+		}
+	}
+}
+
+// Run runs a member until ctx ends (a graceful close: the policy's final
+// commit, then leave the group) or the client fails. control carries the
+// driver's commands (may be nil); log receives the member's own log.
+func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) error {
+	if err := cfg.validate(); err != nil {
+		return &configError{err}
+	}
+	if err := os.MkdirAll(cfg.HistoryDir, 0o755); err != nil {
+		return err
+	}
+	hist, err := history.Create(cfg.HistoryDir, cfg.Name, cfg.Inc)
+	if err != nil {
+		return err
+	}
+	s := newState(&cfg, hist, log)
+	host, _ := os.Hostname()
+	s.append(&history.Event{Kind: history.Member, State: history.StateStarted,
+		Strategy: cfg.Strategy, Client: cfg.Client, Policy: cfg.Policy, Group: cfg.Group,
+		Host: host, PID: os.Getpid()})
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if control != nil {
+		go s.readControl(control)
+	}
+	switch cfg.Client {
+	case ClientFranz:
+		err = runFranz(ctx, s)
+	default:
+		err = runConfluent(ctx, s)
+	}
+	if cerr := hist.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+type configError struct{ err error }
+
+func (e *configError) Error() string { return e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
+
+// IsConfigError reports whether Run failed on its configuration, before
+// starting anything.
+func IsConfigError(err error) bool {
+	var ce *configError
+	return errors.As(err, &ce)
+}
+
+// stopping records that the member begins its graceful close.
+func (s *state) stopping() {
+	s.append(&history.Event{Kind: history.Member, State: history.StateStopping})
+	if err := s.flush(); err != nil {
+		s.logf("history flush: %v", err)
+	}
+}

@@ -1,0 +1,342 @@
+package member_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkatest"
+	"github.com/chaosbench/chaosbench/internal/launcher"
+	"github.com/chaosbench/chaosbench/internal/member"
+)
+
+var chaosBinary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "chaosbench-member-test-")
+	if err != nil {
+		panic(err)
+	}
+	chaosBinary = filepath.Join(dir, "chaos")
+	out, err := exec.Command("go", "build", "-o", chaosBinary, "github.com/chaosbench/chaosbench/cmd/chaos").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build chaos: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(dir)
+	kafkatest.Main(m)
+}
+
+const partitions = 6
+
+func createTopic(t *testing.T, c cluster.Cluster, topic string) {
+	t.Helper()
+	adm, err := cluster.NewAdmin(c.Bootstrap(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if r, err := adm.CreateTopic(ctx, partitions, 1, nil, topic); err != nil || r.Err != nil {
+		t.Fatalf("create topic: %v %v", err, r.Err)
+	}
+}
+
+// producer writes records with the headers members expect, at a steady
+// rate, and remembers which were acknowledged.
+type producer struct {
+	cl    *kgo.Client
+	topic string
+	mu    sync.Mutex
+	acked map[[2]int64]bool // (partition, offset)
+	seqs  map[string]int64
+	wg    sync.WaitGroup
+}
+
+func newProducer(t *testing.T, bootstrap, topic string) *producer {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return &producer{cl: cl, topic: topic, acked: map[[2]int64]bool{}, seqs: map[string]int64{}}
+}
+
+func (p *producer) produce(n int) {
+	for i := 0; i < n; i++ {
+		key := fmt.Sprintf("k%03d", i%50)
+		p.mu.Lock()
+		seq := p.seqs[key]
+		p.seqs[key]++
+		p.mu.Unlock()
+		now := time.Now().UnixNano()
+		r := &kgo.Record{Key: []byte(key), Value: make([]byte, 100), Headers: []kgo.RecordHeader{
+			{Key: member.HeaderProducer, Value: []byte("producer-0")},
+			{Key: member.HeaderSeq, Value: []byte(strconv.FormatInt(seq, 10))},
+			{Key: member.HeaderIntendedT, Value: []byte(strconv.FormatInt(now, 10))},
+		}}
+		p.wg.Add(1)
+		p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
+			defer p.wg.Done()
+			if err == nil {
+				p.mu.Lock()
+				p.acked[[2]int64{int64(r.Partition), r.Offset}] = true
+				p.mu.Unlock()
+			}
+		})
+	}
+}
+
+func (p *producer) wait() { p.wg.Wait() }
+
+// group starts and restarts member processes of one group.
+type group struct {
+	t       *testing.T
+	dir     string
+	args    []string
+	mu      sync.Mutex
+	procs   map[string]launcher.Process
+	incs    map[string]int
+	started []launcher.Process
+}
+
+func newGroup(t *testing.T, c cluster.Cluster, topic, strategy, client, policy string) *group {
+	dir := t.TempDir()
+	args := []string{"member", "--bootstrap", c.Bootstrap(), "--group", kafkatest.Name(t, "group"), "--topic", topic,
+		"--strategy", strategy, "--client", client, "--policy", policy,
+		"--history-dir", filepath.Join(dir, "history"),
+		"--session-timeout", "2s", "--heartbeat-interval", "300ms", "--max-poll-records", "50",
+		"--processing-cost", "200us", "--auto-commit-interval", "500ms", "--control-stdin"}
+	g := &group{t: t, dir: dir, args: args, procs: map[string]launcher.Process{}, incs: map[string]int{}}
+	t.Cleanup(g.stopAll)
+	return g
+}
+
+func (g *group) start(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	inc := g.incs[name]
+	g.incs[name]++
+	args := append(append([]string(nil), g.args...), "--name", name, "--inc", strconv.Itoa(inc), "--seed", "7")
+	p, err := launcher.Local{Binary: chaosBinary}.Start(context.Background(), launcher.Spec{
+		Name: name, Inc: inc, Args: args, Log: filepath.Join(g.dir, fmt.Sprintf("%s.%d.log", name, inc)), Control: true})
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.procs[name] = p
+	g.started = append(g.started, p)
+}
+
+func (g *group) kill(name string) {
+	g.mu.Lock()
+	p := g.procs[name]
+	g.mu.Unlock()
+	_ = p.Signal(syscall.SIGKILL)
+	<-p.Done()
+}
+
+func (g *group) stopAll() {
+	g.mu.Lock()
+	procs := g.started
+	g.mu.Unlock()
+	for _, p := range procs {
+		launcher.Stop(p, 20*time.Second)
+	}
+}
+
+func (g *group) logs() string {
+	var b strings.Builder
+	files, _ := filepath.Glob(filepath.Join(g.dir, "*.log"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if len(lines) > 15 {
+			lines = lines[len(lines)-15:]
+		}
+		fmt.Fprintf(&b, "--- %s\n%s\n", filepath.Base(f), strings.Join(lines, "\n"))
+	}
+	return b.String()
+}
+
+// events reads the group's merged history.
+func (g *group) events(t *testing.T) []history.Event {
+	t.Helper()
+	m, err := history.OpenDir(filepath.Join(g.dir, "history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var evs []history.Event
+	for {
+		e, err := m.Next()
+		if err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			t.Fatalf("history: %v", err)
+		}
+		c := *e
+		c.Partitions = append([]int32(nil), e.Partitions...)
+		evs = append(evs, c)
+	}
+	return evs
+}
+
+// waitProcessed waits until every acknowledged record has a processed event.
+func (g *group) waitProcessed(t *testing.T, p *producer, timeout time.Duration) []history.Event {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		evs := g.events(t)
+		processed := map[[2]int64]bool{}
+		for _, e := range evs {
+			if e.Kind == history.Processed {
+				processed[[2]int64{int64(e.Partition), e.Offset}] = true
+			}
+		}
+		p.mu.Lock()
+		missing := 0
+		for k := range p.acked {
+			if !processed[k] {
+				missing++
+			}
+		}
+		total := len(p.acked)
+		p.mu.Unlock()
+		if missing == 0 {
+			return evs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d acknowledged records never processed after %s\n%s", missing, total, timeout, g.logs())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkWriteAhead checks that every successful commit of offset o on
+// partition p came after a processed event for (p, o-1): no committed
+// offset ran ahead of processing.
+func checkWriteAhead(t *testing.T, evs []history.Event) (commits int) {
+	t.Helper()
+	processedAt := map[[2]int64]int64{} // first processed time
+	violations := 0
+	for _, e := range evs {
+		switch e.Kind {
+		case history.Processed:
+			k := [2]int64{int64(e.Partition), e.Offset}
+			if _, ok := processedAt[k]; !ok {
+				processedAt[k] = e.T
+			}
+		case history.Committed:
+			if e.Err != "" {
+				continue
+			}
+			commits++
+			if _, ok := processedAt[[2]int64{int64(e.Partition), e.Offset - 1}]; !ok {
+				violations++
+				if violations <= 5 {
+					t.Errorf("%s.%d committed partition %d offset %d at %d before offset %d was processed",
+						e.Proc, e.Inc, e.Partition, e.Offset, e.T, e.Offset-1)
+				}
+			}
+		}
+	}
+	if violations > 0 {
+		t.Errorf("%d commits ran ahead of processing", violations)
+	}
+	return commits
+}
+
+// TestKillsNeverCommitAheadOfProcessing kills members mid-batch over and
+// over under each at-least-once policy and both clients, then checks from
+// the history that no committed offset ran ahead of a processed event and
+// that every acknowledged record was processed.
+func TestKillsNeverCommitAheadOfProcessing(t *testing.T) {
+	c := kafkatest.Shared(t)
+	cases := []struct{ strategy, client, policy string }{
+		{member.CooperativeSticky, member.ClientConfluent, member.PolicyAutoAfterProcess},
+		{member.Range, member.ClientConfluent, member.PolicySyncBatch},
+		{member.RoundRobin, member.ClientConfluent, member.PolicyAsyncBatch},
+		{member.CooperativeSticky, member.ClientConfluent, member.PolicyAsyncSyncOnRevoke},
+		{member.Sticky, member.ClientFranz, member.PolicyAutoAfterProcess},
+		{member.Sticky, member.ClientFranz, member.PolicySyncBatch},
+		{member.CooperativeSticky, member.ClientFranz, member.PolicyAsyncBatch},
+		{member.Range, member.ClientFranz, member.PolicyAsyncSyncOnRevoke},
+	}
+	for _, tc := range cases {
+		t.Run(tc.policy+"/"+tc.client+"/"+tc.strategy, func(t *testing.T) {
+			t.Parallel()
+			topic := kafkatest.Name(t, "topic")
+			createTopic(t, c, topic)
+			g := newGroup(t, c, topic, tc.strategy, tc.client, tc.policy)
+			for _, n := range []string{"m1", "m2", "m3"} {
+				g.start(n)
+			}
+			p := newProducer(t, c.Bootstrap(), topic)
+			r := rand.New(rand.NewPCG(42, 1))
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for i := 0; i < 20; i++ {
+					p.produce(150)
+					time.Sleep(100 * time.Millisecond)
+				}
+			}()
+			// Kill a random member every 700 ms while records flow, and
+			// bring it back as its next incarnation.
+			kills := 0
+			for i := 0; i < 4; i++ {
+				time.Sleep(700 * time.Millisecond)
+				name := fmt.Sprintf("m%d", 1+r.IntN(3))
+				g.kill(name)
+				kills++
+				g.start(name)
+			}
+			<-done
+			p.wait()
+			evs := g.waitProcessed(t, p, 90*time.Second)
+			g.stopAll()
+			evs = g.events(t)
+			commits := checkWriteAhead(t, evs)
+			if commits == 0 {
+				t.Errorf("no successful commits recorded\n%s", g.logs())
+			}
+			incs := map[string]bool{}
+			for _, e := range evs {
+				incs[fmt.Sprintf("%s.%d", e.Proc, e.Inc)] = true
+			}
+			if len(incs) != 3+kills {
+				t.Errorf("histories of %d incarnations, want %d: %v", len(incs), 3+kills, keys(incs))
+			}
+			counts := map[history.Kind]int{}
+			for _, e := range evs {
+				counts[e.Kind]++
+			}
+			t.Logf("%d acked, %d events %v, %d commits, %d kills", len(p.acked), len(evs), counts, commits, kills)
+		})
+	}
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,490 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/workloads"
+)
+
+// cellRun is one cell of a run.
+type cellRun struct {
+	opts    *Options
+	cell    workloads.Cell
+	iter    int
+	cluster cluster.Cluster
+	info    cluster.Info
+	dir     string
+	plan    Plan
+
+	topic, group string
+	histDir      string
+	hist         *history.Writer
+	kcl          *kgo.Client
+	adm          *kadm.Client
+	fleet        *fleet
+	prod         trafficProducer
+	record       runfolder.Cell
+
+	mu         sync.Mutex
+	partitions int
+	nextStep   string
+	stepErrs   []error
+}
+
+func (c *cellRun) logf(format string, args ...any) {
+	fmt.Fprintf(c.opts.Out, "\r\033[K[%s] %s\n", c.cell.Name, fmt.Sprintf(format, args...))
+}
+
+// run runs the cell. The cell's folder holds a partial record from the
+// start; it is marked complete only at the end.
+func (c *cellRun) run(ctx context.Context) (err error) {
+	spec := c.opts.Spec
+	c.topic = spec.TopicFor(c.cell)
+	if c.opts.Repeat > 1 {
+		c.topic += "-" + strconv.Itoa(c.iter)
+	}
+	c.group = c.topic
+	c.histDir = runfolder.HistoryDir(c.dir)
+	c.partitions = spec.Topic.Partitions
+	for _, d := range []string{c.histDir, filepath.Join(c.dir, "logs")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	c.record = runfolder.Cell{
+		SchemaVersion: runfolder.SchemaVersion, Cell: c.cell.Name, Strategy: c.cell.Strategy,
+		CommitPolicy: c.cell.CommitPolicy, Client: c.cell.Client, Iteration: c.iter,
+		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
+		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: processingString(spec.Consumer.Processing),
+		Cluster: c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
+		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
+	}
+	if err := c.saveRecord(); err != nil {
+		return err
+	}
+	defer func() {
+		c.record.End = time.Now().UTC()
+		c.record.Complete = err == nil
+		c.record.PartialReason = ""
+		if err != nil {
+			c.record.PartialReason = err.Error()
+			if ctx.Err() != nil {
+				c.record.PartialReason = "interrupted: " + context.Cause(ctx).Error()
+			}
+		}
+		if serr := c.saveRecord(); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+
+	c.kcl, err = cluster.NewClient(c.cluster.Bootstrap(), c.cluster.Props())
+	if err != nil {
+		return err
+	}
+	c.adm = kadm.NewClient(c.kcl)
+	defer c.kcl.Close()
+	if err := c.createTopic(ctx); err != nil {
+		return err
+	}
+	defer c.deleteTopic()
+	if member.ConsumerProtocol(c.cell.Strategy) {
+		c.setGroupTimings(ctx)
+		// Record what the coordinator will really apply.
+		for k, v := range c.groupTimings(ctx) {
+			c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
+		}
+	}
+
+	c.hist, err = history.Create(c.histDir, "chaos", 0)
+	if err != nil {
+		return err
+	}
+	defer c.hist.Close()
+
+	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.logf)
+	// Whatever happens, no member outlives the cell.
+	defer func() {
+		if ctx.Err() != nil {
+			c.fleet.killAll()
+		} else {
+			c.fleet.stopAll(30 * time.Second)
+		}
+	}()
+	c.phase("start")
+	for i := 1; i <= spec.Consumer.Members; i++ {
+		if err := c.fleet.start(ctx, "m"+strconv.Itoa(i)); err != nil {
+			return err
+		}
+	}
+	formed := time.Now()
+	if err := c.waitFormed(ctx, 60*time.Second+2*spec.Consumer.SessionTimeout); err != nil {
+		return err
+	}
+	c.logf("group formed in %s", time.Since(formed).Round(time.Millisecond))
+
+	plog, err := os.OpenFile(filepath.Join(c.dir, "logs", "producer-0.0.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer plog.Close()
+	c.prod, err = newProducer(spec, c.topic, c.cluster, c.histDir, c.dir, plog)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := c.prod.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+
+	t0 := time.Now()
+	c.phase("warmup")
+	pctx, stopTraffic := context.WithCancel(ctx)
+	defer stopTraffic()
+	prodDone := make(chan error, 1)
+	go func() { prodDone <- c.prod.Run(pctx) }()
+
+	var steps sync.WaitGroup
+	steps.Add(1)
+	go func() {
+		defer steps.Done()
+		c.runSteps(ctx, t0)
+	}()
+	// Steady state begins after the warmup.
+	steady := time.AfterFunc(spec.Chaos.Warmup, func() { c.phase("steady") })
+	defer steady.Stop()
+
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var prodErr error
+traffic:
+	for {
+		select {
+		case prodErr = <-prodDone:
+			break traffic
+		case <-tick.C:
+			c.progress(ctx, t0, "traffic")
+		case <-ctx.Done():
+			stopTraffic()
+			<-prodDone
+			steps.Wait()
+			return context.Cause(ctx)
+		}
+	}
+	c.record.TrafficEnd = time.Now().UTC()
+	if prodErr != nil {
+		return fmt.Errorf("producer: %w", prodErr)
+	}
+	steps.Wait() // a pause may outlast the traffic: let it finish
+	c.phase("drain")
+	drained, err := c.drain(ctx, t0)
+	c.record.DrainEnd = time.Now().UTC()
+	c.record.DrainComplete = drained
+	if err != nil {
+		return err
+	}
+	c.phase("done")
+	c.fleet.stopAll(30 * time.Second)
+	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])
+	c.mu.Lock()
+	stepErrs := errors.Join(c.stepErrs...)
+	c.mu.Unlock()
+	if stepErrs != nil {
+		return fmt.Errorf("chaos steps failed: %w", stepErrs)
+	}
+	return nil
+}
+
+func (c *cellRun) saveRecord() error {
+	return runfolder.WriteJSON(filepath.Join(c.dir, "cell.json"), c.record)
+}
+
+func (c *cellRun) phase(p string) {
+	if err := c.hist.Append(&history.Event{Kind: history.Phase, Phase: p}); err == nil {
+		_ = c.hist.Flush()
+	}
+}
+
+func processingString(p workloads.Processing) string {
+	return member.Processing{Cost: p.Cost, Distribution: p.Distribution, Jitter: p.Jitter}.String()
+}
+
+// consumerSettings are the effective member settings, by Kafka name.
+func (c *cellRun) consumerSettings() map[string]string {
+	cs := c.opts.Spec.Consumer
+	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+	out := map[string]string{
+		"max.poll.interval.ms":    ms(cs.MaxPollInterval),
+		"max.poll.records":        strconv.Itoa(cs.MaxPollRecords),
+		"auto.commit.interval.ms": ms(cs.AutoCommitInterval),
+	}
+	if member.ConsumerProtocol(c.cell.Strategy) {
+		out["group.protocol"] = "consumer"
+		out["group.remote.assignor"] = strings.TrimPrefix(c.cell.Strategy, "consumer-")
+		out["group.consumer.session.timeout.ms"] = ms(cs.SessionTimeout)
+		out["group.consumer.heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
+	} else {
+		out["group.protocol"] = "classic"
+		out["partition.assignment.strategy"] = c.cell.Strategy
+		out["session.timeout.ms"] = ms(cs.SessionTimeout)
+		out["heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
+	}
+	if cs.StaticMembership {
+		out["group.instance.id"] = "<member name>"
+	}
+	for k, v := range cs.Properties {
+		out[k] = v
+	}
+	return out
+}
+
+// memberArgs is the command line of a member incarnation.
+func (c *cellRun) memberArgs(name string, inc int) []string {
+	cs := c.opts.Spec.Consumer
+	seed := c.opts.Spec.Rand("processing/" + name).Int64()
+	args := []string{"member",
+		"--name", name, "--inc", strconv.Itoa(inc), "--history-dir", c.histDir,
+		"--bootstrap", c.cluster.Bootstrap(), "--group", c.group, "--topic", c.topic,
+		"--strategy", c.cell.Strategy, "--client", c.cell.Client, "--policy", c.cell.CommitPolicy,
+		"--processing-cost", cs.Processing.Cost.String(),
+		"--processing-distribution", cs.Processing.Distribution,
+		"--processing-jitter", cs.Processing.Jitter.String(),
+		"--seed", strconv.FormatInt(seed, 10),
+		"--max-poll-records", strconv.Itoa(cs.MaxPollRecords),
+		"--session-timeout", cs.SessionTimeout.String(),
+		"--heartbeat-interval", cs.HeartbeatInterval.String(),
+		"--max-poll-interval", cs.MaxPollInterval.String(),
+		"--auto-commit-interval", cs.AutoCommitInterval.String(),
+		"--control-stdin",
+	}
+	if cs.StaticMembership {
+		args = append(args, "--static")
+	}
+	for k, v := range c.cluster.Props() {
+		args = append(args, "-X", k+"="+v)
+	}
+	for k, v := range cs.Properties {
+		args = append(args, "-X", k+"="+v)
+	}
+	return args
+}
+
+func (c *cellRun) createTopic(ctx context.Context) error {
+	t := c.opts.Spec.Topic
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	resp, err := c.adm.CreateTopic(ctx, int32(t.Partitions), int16(t.Replication), nil, c.topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", c.topic, err)
+	}
+	for {
+		md, err := c.adm.Metadata(ctx, c.topic)
+		if err == nil {
+			if td, ok := md.Topics[c.topic]; ok && td.Err == nil && len(td.Partitions) == t.Partitions {
+				ready := true
+				for _, p := range td.Partitions {
+					ready = ready && p.Leader >= 0
+				}
+				if ready {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("topic %s: leaders not elected: %w", c.topic, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (c *cellRun) deleteTopic() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.adm.DeleteTopics(ctx, c.topic); err != nil {
+		c.logf("delete topic %s: %v", c.topic, err)
+	}
+}
+
+// setGroupTimings sets the consumer-protocol group's session timeout and
+// heartbeat interval as group configs (KIP-848), so that they equal the
+// classic members' on any cluster whose bounds allow it. On a local
+// cluster the broker defaults already say the same.
+func (c *cellRun) setGroupTimings(ctx context.Context) {
+	cs := c.opts.Spec.Consumer
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
+	res.ResourceName = c.group
+	for name, d := range map[string]time.Duration{
+		"consumer.session.timeout.ms":    cs.SessionTimeout,
+		"consumer.heartbeat.interval.ms": cs.HeartbeatInterval,
+	} {
+		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		cfg.Name = name
+		cfg.Op = kmsg.IncrementalAlterConfigOpSet
+		cfg.Value = kmsg.StringPtr(strconv.FormatInt(d.Milliseconds(), 10))
+		res.Configs = append(res.Configs, cfg)
+	}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, c.kcl)
+	if err == nil {
+		for _, r := range resp.Resources {
+			if e := kerr.ErrorForCode(r.ErrorCode); e != nil {
+				err = fmt.Errorf("%w: %s", e, derefString(r.ErrorMessage))
+			}
+		}
+	}
+	if err != nil {
+		c.logf("group configs of %s: %v (the broker defaults apply)", c.group, err)
+	}
+}
+
+// groupTimings reads back the group's effective session timeout and
+// heartbeat interval (group config, else the broker's default).
+func (c *cellRun) groupTimings(ctx context.Context) map[string]string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	res := kmsg.NewDescribeConfigsRequestResource()
+	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
+	res.ResourceName = c.group
+	res.ConfigNames = []string{"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms"}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, c.kcl)
+	out := map[string]string{}
+	if err != nil {
+		c.logf("describe group configs of %s: %v", c.group, err)
+		return out
+	}
+	for _, r := range resp.Resources {
+		for _, cfg := range r.Configs {
+			if cfg.Value != nil {
+				out[cfg.Name] = *cfg.Value
+			}
+		}
+	}
+	return out
+}
+
+func derefString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// waitFormed waits until the group's members own every partition between
+// them.
+func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		alive := c.fleet.alive()
+		o, err := readOwnership(c.histDir, alive, c.incOf)
+		if err != nil {
+			return err
+		}
+		if o.formed(c.currentPartitions(), alive) {
+			return nil
+		}
+		if len(alive) == 0 {
+			return errors.New("every member exited before the group formed: see the logs folder")
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("group %s did not form within %s: %d of %d partitions owned by %v",
+				c.group, timeout, len(o.owner), c.currentPartitions(), o.counts)
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (c *cellRun) incOf(name string) int {
+	m, err := c.fleet.get(name)
+	if err != nil {
+		return 0
+	}
+	return m.proc.Inc()
+}
+
+func (c *cellRun) currentPartitions() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.partitions
+}
+
+// drain waits until the group has no lag (every acknowledged record was
+// consumed and committed) or the drain timeout passes. It reports whether
+// the group drained.
+func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
+	spec := c.opts.Spec
+	deadline := time.Now().Add(spec.Chaos.DrainTimeout)
+	s := lagSampler{adm: c.adm, topic: c.topic, group: c.group}
+	// Policies that commit before processing (auto stores on hand-out)
+	// reach zero lag up to a batch before the batch is processed.
+	settle := time.Second + time.Duration(spec.Consumer.MaxPollRecords)*spec.Consumer.Processing.Cost
+	for {
+		lag, _, err := s.lag(ctx)
+		if err == nil && lag == 0 {
+			c.logf("drained; settling %s", settle.Round(time.Millisecond))
+			select {
+			case <-time.After(settle):
+			case <-ctx.Done():
+				return false, context.Cause(ctx)
+			}
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			c.logf("drain timed out after %s with lag %d", spec.Chaos.DrainTimeout, lag)
+			return false, nil
+		}
+		c.progress(ctx, t0, "drain")
+		select {
+		case <-ctx.Done():
+			return false, context.Cause(ctx)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// progress prints the live progress line.
+func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string) {
+	lag, _, err := lagSampler{adm: c.adm, topic: c.topic, group: c.group}.lag(ctx)
+	lagStr := strconv.FormatInt(lag, 10)
+	if err != nil {
+		lagStr = "?"
+	}
+	st := c.prod.Stats()
+	c.mu.Lock()
+	next := c.nextStep
+	c.mu.Unlock()
+	alive := len(c.fleet.alive())
+	fmt.Fprintf(c.opts.Out, "\r\033[K%s  %s %5s  %7.0f rec/s  acked %d  err %d  p99 %s  lag %s  members %d/%d  %s",
+		c.cell.Name, phase, time.Since(t0).Round(time.Second), st.Rate, st.Acked, st.Errors, st.P99.Round(time.Millisecond),
+		lagStr, alive, len(c.fleet.names()), next)
+}

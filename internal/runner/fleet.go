@@ -1,0 +1,259 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/launcher"
+)
+
+// fleet is the consumer group of one cell: member processes by name, with
+// their incarnations. Every start and exit is recorded in the driver's
+// history.
+type fleet struct {
+	launch   launcher.Launcher
+	hist     *history.Writer
+	logDir   string
+	baseArgs func(name string, inc int) []string
+	logf     func(format string, args ...any)
+
+	mu      sync.Mutex
+	members map[string]*memberProc
+	wg      sync.WaitGroup
+}
+
+type memberProc struct {
+	name    string
+	inc     int // current (or last) incarnation
+	proc    launcher.Process
+	paused  bool
+	stopped bool // the driver stopped or killed it on purpose
+}
+
+func newFleet(l launcher.Launcher, hist *history.Writer, logDir string, args func(string, int) []string, logf func(string, ...any)) *fleet {
+	return &fleet{launch: l, hist: hist, logDir: logDir, baseArgs: args, logf: logf, members: map[string]*memberProc{}}
+}
+
+// start starts a member's next incarnation (its first if new).
+func (f *fleet) start(ctx context.Context, name string) error {
+	f.mu.Lock()
+	m := f.members[name]
+	inc := 0
+	if m != nil {
+		if m.proc != nil && !exited(m.proc) {
+			f.mu.Unlock()
+			return fmt.Errorf("member %s is running", name)
+		}
+		inc = m.inc + 1
+	} else {
+		m = &memberProc{name: name}
+		f.members[name] = m
+	}
+	f.mu.Unlock()
+	p, err := f.launch.Start(ctx, launcher.Spec{
+		Name: name, Inc: inc, Args: f.baseArgs(name, inc), Control: true,
+		Log: filepath.Join(f.logDir, fmt.Sprintf("%s.%d.log", name, inc)),
+	})
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	m.inc, m.proc, m.paused, m.stopped = inc, p, false, false
+	f.mu.Unlock()
+	host, _ := os.Hostname()
+	f.record(&history.Event{Kind: history.Member, State: history.StateSpawned, Target: name, TargetInc: inc, PID: p.PID(), Host: host})
+	f.wg.Add(1)
+	go f.watch(m, p)
+	return nil
+}
+
+// watch records the exit of one incarnation.
+func (f *fleet) watch(m *memberProc, p launcher.Process) {
+	defer f.wg.Done()
+	<-p.Done()
+	status, sig := p.Exit()
+	f.mu.Lock()
+	expected := m.stopped
+	f.mu.Unlock()
+	f.record(&history.Event{Kind: history.Member, State: history.StateExited, Target: p.Name(), TargetInc: p.Inc(), ExitStatus: status, Signal: sig})
+	if !expected {
+		f.logf("member %s.%d exited on its own (status %d %s): see %s", p.Name(), p.Inc(), status, sig,
+			filepath.Join(f.logDir, fmt.Sprintf("%s.%d.log", p.Name(), p.Inc())))
+	}
+}
+
+func (f *fleet) record(e *history.Event) {
+	if err := f.hist.Append(e); err == nil {
+		err = f.hist.Flush()
+	}
+}
+
+func exited(p launcher.Process) bool {
+	select {
+	case <-p.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func (f *fleet) get(name string) (*memberProc, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m := f.members[name]
+	if m == nil || m.proc == nil {
+		return nil, fmt.Errorf("no member %s", name)
+	}
+	return m, nil
+}
+
+// signal sends sig to a running member and returns the incarnation and pid
+// it reached.
+func (f *fleet) signal(name string, sig syscall.Signal) (inc, pid int, err error) {
+	m, err := f.get(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	f.mu.Lock()
+	p := m.proc
+	if sig == syscall.SIGKILL || sig == syscall.SIGTERM {
+		m.stopped = true
+	}
+	switch sig {
+	case syscall.SIGSTOP:
+		m.paused = true
+	case syscall.SIGCONT:
+		m.paused = false
+	}
+	f.mu.Unlock()
+	if exited(p) {
+		return p.Inc(), p.PID(), fmt.Errorf("member %s.%d is not running", name, p.Inc())
+	}
+	return p.Inc(), p.PID(), p.Signal(sig)
+}
+
+// kill crashes a member: SIGKILL, no LeaveGroup. The signal is sent when
+// it returns; done is closed when the process is gone.
+func (f *fleet) kill(name string) (inc, pid int, done <-chan struct{}, err error) {
+	inc, pid, err = f.signal(name, syscall.SIGKILL)
+	if err != nil {
+		return inc, pid, nil, err
+	}
+	m, _ := f.get(name)
+	return inc, pid, m.proc.Done(), nil
+}
+
+// stop closes a member gracefully (SIGTERM: final commit, LeaveGroup) and
+// waits for it in the background, killing it after grace. A paused member
+// is resumed first. The signal is sent when it returns; done is closed
+// when the process is gone.
+func (f *fleet) stop(name string, grace time.Duration) (inc, pid int, done <-chan struct{}, err error) {
+	m, err := f.get(name)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	f.mu.Lock()
+	m.stopped = true
+	p := m.proc
+	f.mu.Unlock()
+	if exited(p) {
+		return p.Inc(), p.PID(), nil, fmt.Errorf("member %s.%d is not running", name, p.Inc())
+	}
+	_ = p.Signal(syscall.SIGCONT)
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		return p.Inc(), p.PID(), nil, err
+	}
+	go func() {
+		select {
+		case <-p.Done():
+		case <-time.After(grace):
+			f.logf("member %s.%d still running %s after SIGTERM: killing it", name, p.Inc(), grace)
+			_ = p.Signal(syscall.SIGKILL)
+		}
+	}()
+	return p.Inc(), p.PID(), p.Done(), nil
+}
+
+// control sends a command line to a running member.
+func (f *fleet) control(name, cmd string) (inc, pid int, err error) {
+	m, err := f.get(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	if exited(m.proc) {
+		return m.proc.Inc(), m.proc.PID(), fmt.Errorf("member %s.%d is not running", name, m.proc.Inc())
+	}
+	return m.proc.Inc(), m.proc.PID(), m.proc.Control(cmd)
+}
+
+// alive returns the names of running members, in number order.
+func (f *fleet) alive() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for n, m := range f.members {
+		if m.proc != nil && !exited(m.proc) {
+			out = append(out, n)
+		}
+	}
+	sortMembers(out)
+	return out
+}
+
+func (f *fleet) names() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for n := range f.members {
+		out = append(out, n)
+	}
+	sortMembers(out)
+	return out
+}
+
+// sortMembers sorts m1, m2, ..., m10 by number.
+func sortMembers(names []string) {
+	sort.Slice(names, func(i, j int) bool {
+		a, errA := strconv.Atoi(names[i][1:])
+		b, errB := strconv.Atoi(names[j][1:])
+		if errA == nil && errB == nil && a != b {
+			return a < b
+		}
+		return names[i] < names[j]
+	})
+}
+
+// stopAll closes every running member gracefully (resuming paused ones
+// first), in parallel, and waits for every exit to be recorded.
+func (f *fleet) stopAll(grace time.Duration) {
+	var wg sync.WaitGroup
+	for _, n := range f.alive() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, done, err := f.stop(n, grace); err == nil {
+				<-done
+			}
+		}()
+	}
+	wg.Wait()
+	f.wg.Wait()
+}
+
+// killAll kills every running member (an interrupted run).
+func (f *fleet) killAll() {
+	for _, n := range f.alive() {
+		if _, _, done, err := f.kill(n); err == nil {
+			<-done
+		}
+	}
+	f.wg.Wait()
+}

@@ -1,0 +1,310 @@
+// Package runner is the chaos driver: it runs a workload's cells one after
+// another against a cluster, each with a fresh topic, the producer, the
+// member processes and the seeded chaos plan executed on time, then drains
+// and stops everything, and leaves a self-describing results folder
+// (docs/history.md, "A run folder").
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/launcher"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/version"
+	"github.com/chaosbench/chaosbench/workloads"
+)
+
+// Options configure a run.
+type Options struct {
+	Spec *workloads.Spec
+	// Cells to run, in order; default: every cell of the workload.
+	Cells []workloads.Cell
+	// Repeat runs every cell this many times (default 1), for comparisons
+	// that need several samples.
+	Repeat int
+	// ResultsDir is the results root (default "results").
+	ResultsDir string
+	// Cluster selects the cluster; the workload's broker settings are added
+	// to a local one's.
+	Cluster cluster.Options
+	// Binary is the chaos binary members run as (default: this program).
+	Binary string
+	// Out receives the plan, the progress lines and the end summary.
+	Out io.Writer
+	// Command is the command line, recorded in run.json.
+	Command []string
+	// Launcher starts member processes (default: local child processes).
+	Launcher launcher.Launcher
+}
+
+// Plan is plan.json: the cells and the chaos schedule, computed before the
+// run and identical for every cell.
+type Plan struct {
+	Workload string                  `json:"workload"`
+	Seed     int64                   `json:"seed"`
+	Repeat   int                     `json:"repeat"`
+	Cells    []workloads.Cell        `json:"cells"`
+	Steps    []workloads.PlannedStep `json:"steps"`
+	Broker   map[string]string       `json:"broker_settings"`
+	Traffic  string                  `json:"traffic"`
+}
+
+// NewPlan computes the plan of a run.
+func NewPlan(o *Options) Plan {
+	cells := o.Cells
+	if len(cells) == 0 {
+		cells = o.Spec.Cells()
+	}
+	traffic := o.Spec.Duration.String()
+	if o.Spec.Records > 0 {
+		traffic = fmt.Sprintf("%d records", o.Spec.Records)
+	}
+	return Plan{Workload: o.Spec.Name, Seed: o.Spec.Seed, Repeat: max(o.Repeat, 1), Cells: cells,
+		Steps: o.Spec.ChaosPlan(), Broker: o.Spec.BrokerSettings(), Traffic: traffic}
+}
+
+// Print writes the plan for a person to read.
+func (p Plan) Print(w io.Writer) {
+	fmt.Fprintf(w, "workload %s, seed %d, traffic %s per cell, %d cell(s) x %d:\n", p.Workload, p.Seed, p.Traffic, len(p.Cells), p.Repeat)
+	for i, c := range p.Cells {
+		fmt.Fprintf(w, "  %2d. %-45s strategy %-18s policy %-21s client %s\n", i+1, c.Name, c.Strategy, c.CommitPolicy, c.Client)
+	}
+	if len(p.Steps) == 0 {
+		fmt.Fprintln(w, "chaos plan: no steps")
+		return
+	}
+	fmt.Fprintln(w, "chaos plan (time since traffic start):")
+	for _, s := range p.Steps {
+		fmt.Fprintf(w, "  %2d. %8s  %s\n", s.Step, s.At, describeStep(s))
+	}
+}
+
+func describeStep(s workloads.PlannedStep) string {
+	var b strings.Builder
+	b.WriteString(s.Action)
+	if s.Target != "" {
+		b.WriteString(" " + s.Target)
+		if s.Random {
+			b.WriteString(" (random)")
+		}
+	}
+	if len(s.Members) > 0 {
+		fmt.Fprintf(&b, " %v", s.Members)
+	}
+	if s.Duration > 0 {
+		fmt.Fprintf(&b, " for %s", s.Duration)
+	}
+	if s.Interval > 0 {
+		fmt.Fprintf(&b, " every %s", s.Interval)
+	}
+	if s.Partitions > 0 {
+		fmt.Fprintf(&b, " to %d partitions", s.Partitions)
+	}
+	if s.Broker > 0 && s.Target == "" {
+		fmt.Fprintf(&b, " broker %d", s.Broker)
+	}
+	return b.String()
+}
+
+// Result is what Run leaves.
+type Result struct {
+	Dir      string
+	Cells    []string // cell folders
+	Complete bool
+}
+
+// ErrInterrupted is returned (wrapped) when the run was interrupted.
+var ErrInterrupted = errors.New("run interrupted")
+
+// Run runs the workload. The results folder is created first and always
+// left analysable: an interrupted run marks itself and its current cell
+// partial, stops every process it started, and returns ErrInterrupted.
+func Run(ctx context.Context, o Options) (res Result, err error) {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	// The progress line, the steps and the members' exits write from
+	// several goroutines.
+	o.Out = &lockedWriter{w: o.Out}
+	if o.ResultsDir == "" {
+		o.ResultsDir = "results"
+	}
+	if o.Repeat < 1 {
+		o.Repeat = 1
+	}
+	if o.Binary == "" {
+		if o.Binary, err = os.Executable(); err != nil {
+			return res, err
+		}
+	}
+	if o.Launcher == nil {
+		o.Launcher = launcher.Local{Binary: o.Binary}
+	}
+	plan := NewPlan(&o)
+	o.Cells = plan.Cells
+
+	dir, err := runfolder.NewRunDir(o.ResultsDir, o.Spec.Name, time.Now())
+	if err != nil {
+		return res, err
+	}
+	res.Dir = dir
+	run := runfolder.Run{SchemaVersion: runfolder.SchemaVersion, Workload: o.Spec.Name, WorkloadFile: o.Spec.File,
+		Seed: o.Spec.Seed, Repeat: o.Repeat, Start: time.Now().UTC(), Command: o.Command}
+	for _, c := range o.Cells {
+		for k := 0; k < o.Repeat; k++ {
+			run.Cells = append(run.Cells, cellFolder(c, k, o.Repeat))
+		}
+	}
+	res.Cells = run.Cells
+	run.PartialReason = "incomplete: running, or ended without finishing (killed)"
+	if err := saveRunFiles(dir, &o, plan, &run); err != nil {
+		return res, err
+	}
+	defer func() {
+		run.End = time.Now().UTC()
+		run.Complete = err == nil
+		run.PartialReason = ""
+		if err != nil {
+			run.PartialReason = err.Error()
+		}
+		if werr := runfolder.WriteJSON(filepath.Join(dir, "run.json"), run); werr != nil && err == nil {
+			err = werr
+		}
+		res.Complete = run.Complete
+	}()
+
+	fmt.Fprintf(o.Out, "results: %s\n", dir)
+	copts := o.Cluster
+	copts.Local.Settings = cluster.Settings(o.Spec.BrokerSettings()).Merge(copts.Local.Settings)
+	if copts.Local.Nodes == 0 || copts.Local.Nodes < o.Spec.Broker.Brokers {
+		copts.Local.Nodes = o.Spec.Broker.Brokers
+	}
+	if copts.Local.LogDir == "" {
+		copts.Local.LogDir = filepath.Join(dir, "cluster-logs")
+	}
+	start := time.Now()
+	c, err := cluster.Open(ctx, copts)
+	if err != nil {
+		return res, fmt.Errorf("cluster: %w", err)
+	}
+	defer func() {
+		if cerr := c.Close(context.Background()); cerr != nil && err == nil {
+			err = fmt.Errorf("stop cluster: %w", cerr)
+		}
+	}()
+	info, err := c.Info(ctx)
+	if err != nil {
+		return res, fmt.Errorf("cluster: %w", err)
+	}
+	fmt.Fprintf(o.Out, "cluster: %s, Kafka %s, %d broker(s) at %s (ready in %s)\n",
+		info.Provider, info.KafkaVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
+
+	var failed []string
+	for _, cell := range o.Cells {
+		for k := 0; k < o.Repeat; k++ {
+			if ctx.Err() != nil {
+				return res, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+			}
+			cr := &cellRun{opts: &o, cell: cell, iter: k, cluster: c, info: info,
+				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), plan: plan}
+			if err := cr.run(ctx); err != nil {
+				if ctx.Err() != nil {
+					return res, fmt.Errorf("%w during %s: %v", ErrInterrupted, cell.Name, context.Cause(ctx))
+				}
+				fmt.Fprintf(o.Out, "cell %s failed: %v\n", cell.Name, err)
+				failed = append(failed, cell.Name)
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return res, fmt.Errorf("%d cell(s) failed: %s", len(failed), strings.Join(failed, ", "))
+	}
+	return res, nil
+}
+
+// cellFolder is a cell's folder in the run: <cell>, or <cell>/iter-<k>
+// when cells repeat.
+func cellFolder(c workloads.Cell, iter, repeat int) string {
+	if repeat <= 1 {
+		return c.Name
+	}
+	return filepath.Join(c.Name, fmt.Sprintf("iter-%d", iter))
+}
+
+func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
+	if o.Spec.File != "" {
+		b, err := os.ReadFile(o.Spec.File)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "workload.yaml"), b, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := runfolder.WriteJSON(filepath.Join(dir, "plan.json"), plan); err != nil {
+		return err
+	}
+	return runfolder.WriteJSON(filepath.Join(dir, "run.json"), run)
+}
+
+// machine describes this host.
+func machine() runfolder.Machine {
+	host, _ := os.Hostname()
+	m := runfolder.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) == nil {
+		m.MemBytes = uint64(si.Totalram) * uint64(si.Unit)
+	}
+	var un syscall.Utsname
+	if syscall.Uname(&un) == nil {
+		m.Kernel = utsString(un.Release[:])
+	}
+	return m
+}
+
+func utsString(b []int8) string {
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		out = append(out, byte(c))
+	}
+	return string(out)
+}
+
+func versions(kafka string) runfolder.Versions {
+	return runfolder.Versions{Kafka: kafka, Librdkafka: version.Librdkafka(), FranzGo: version.FranzGo(),
+		Go: version.Go(), Chaosbench: version.Chaosbench()}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}

@@ -1,0 +1,283 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/runner"
+	"github.com/chaosbench/chaosbench/workloads"
+)
+
+var chaosBinary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "chaosbench-runner-test-")
+	if err != nil {
+		panic(err)
+	}
+	chaosBinary = filepath.Join(dir, "chaos")
+	out, err := exec.Command("go", "build", "-o", chaosBinary, "github.com/chaosbench/chaosbench/cmd/chaos").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build chaos: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func requireKafka(t *testing.T) {
+	if err := cluster.LocalAvailable(cluster.LocalConfig{}); err != nil {
+		if os.Getenv("CHAOSBENCH_REQUIRE_KAFKA") != "" {
+			t.Fatalf("a real Kafka cluster is required: %v", err)
+		}
+		t.Skipf("skipping: no local Kafka cluster can start here: %v", err)
+	}
+}
+
+// everyStep is a short workload that takes every member action once. The
+// member processes for 3 ms a record at 600 records/s over three members:
+// busy most of the time, so the pause (longer than the session timeout)
+// catches it mid-batch and it goes on processing partitions that the group
+// has given to others: a zombie.
+const everyStep = `
+name: every-step
+seed: 11
+duration: 22s
+topic: {name: every-step, partitions: 6, replication: 1}
+keys: {count: 200, format: "k%04d", distribution: zipf, zipf: {exponent: 1.2}}
+value: {size: 64}
+producer: {client: confluent, rate: 600, partitioner: murmur2}
+consumer:
+  members: 3
+  processing: {cost: 3ms, distribution: fixed}
+  max_poll_records: 50
+  session_timeout: 2s
+  heartbeat_interval: 300ms
+  max_poll_interval: 20s
+  # Members learn of added partitions on their next metadata refresh:
+  # librdkafka's default is 5 minutes.
+  properties: {topic.metadata.refresh.interval.ms: "1000"}
+strategies: [cooperative-sticky]
+commit_policies: [async-sync-on-revoke]
+broker: {config: {group.initial.rebalance.delay.ms: "0"}}
+chaos:
+  warmup: 2s
+  drain_timeout: 60s
+  steps:
+    - {at: 3s, action: pause, target: m1, duration: 5s}
+    - {at: 10s, action: kill, target: "owner:0"}
+    - {at: 12s, action: add, count: 1}
+    - {at: 14s, action: restart, target: m3}
+    - {at: 16s, action: add_partitions, partitions: 8}
+    - {at: 18s, action: slow, target: m4, duration: 1s}
+`
+
+func loadWorkload(t *testing.T, text string) *workloads.Spec {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "workload.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := workloads.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+func readHistory(t *testing.T, dir string) []history.Event {
+	t.Helper()
+	m, err := history.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var evs []history.Event
+	for {
+		e, err := m.Next()
+		if errors.Is(err, io.EOF) {
+			return evs
+		}
+		if err != nil {
+			t.Fatalf("history: %v", err)
+		}
+		c := *e
+		c.Partitions = append([]int32(nil), e.Partitions...)
+		evs = append(evs, c)
+	}
+}
+
+// overlaps counts processed events of a member for a partition that
+// another member holds under a newer assignment (design.md, "Overlap").
+func overlaps(evs []history.Event) int {
+	held := map[string]map[int32]int64{}
+	n := 0
+	for _, e := range evs {
+		who := fmt.Sprintf("%s.%d", e.Proc, e.Inc)
+		switch e.Kind {
+		case history.Assigned:
+			if held[who] == nil {
+				held[who] = map[int32]int64{}
+			}
+			for _, p := range e.Partitions {
+				held[who][p] = e.T
+			}
+		case history.Revoked, history.Lost:
+			for _, p := range e.Partitions {
+				delete(held[who], p)
+			}
+		case history.Processed:
+			mine, ok := held[who][e.Partition]
+			for other, ps := range held {
+				if t, has := ps[e.Partition]; other != who && has && (!ok || t > mine) {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+func TestRunEveryStep(t *testing.T) {
+	requireKafka(t)
+	spec := loadWorkload(t, everyStep)
+	results := t.TempDir()
+	var out strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary,
+		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: &out})
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	if !res.Complete || len(res.Cells) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	run, err := runfolder.ReadRun(res.Dir)
+	if err != nil || !run.Complete || run.PartialReason != "" {
+		t.Errorf("run.json: %+v %v", run, err)
+	}
+	for _, f := range []string{"workload.yaml", "plan.json", "cluster-logs/node-1.log"} {
+		if _, err := os.Stat(filepath.Join(res.Dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	cellDir := filepath.Join(res.Dir, res.Cells[0])
+	cell, err := runfolder.ReadCell(cellDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cell.Complete || !cell.DrainComplete || cell.Cluster.KafkaVersion != cluster.KafkaVersion || cell.Versions.Librdkafka == "" {
+		t.Errorf("cell.json: complete %v drain %v kafka %q librdkafka %q", cell.Complete, cell.DrainComplete, cell.Cluster.KafkaVersion, cell.Versions.Librdkafka)
+	}
+	if got := cell.Cluster.BrokerSettings["group.min.session.timeout.ms"]; got != "2000" {
+		t.Errorf("broker group.min.session.timeout.ms = %q: the workload's 2s session timeout needs it lowered", got)
+	}
+	for _, f := range []string{"producer.hlog", "producer.json", "logs/m1.0.log"} {
+		if _, err := os.Stat(filepath.Join(cellDir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	evs := readHistory(t, runfolder.HistoryDir(cellDir))
+	actions := map[string]int{}
+	acked := map[[2]int64]bool{}
+	processed := map[[2]int64]bool{}
+	incs := map[string]bool{}
+	for _, e := range evs {
+		switch e.Kind {
+		case history.Chaos:
+			if e.Err != "" {
+				t.Errorf("step %d %s %s failed: %s", e.Step, e.Action, e.Target, e.Err)
+			}
+			actions[e.Action]++
+		case history.Produced:
+			if e.Err == "" {
+				acked[[2]int64{int64(e.Partition), e.Offset}] = true
+			}
+		case history.Processed:
+			processed[[2]int64{int64(e.Partition), e.Offset}] = true
+			incs[fmt.Sprintf("%s.%d", e.Proc, e.Inc)] = true
+		}
+	}
+	want := map[string]int{"pause": 1, "resume": 1, "kill": 1, "add": 1, "restart": 1, "add_partitions": 1, "slow": 1}
+	for a, n := range want {
+		if actions[a] != n {
+			t.Errorf("%d %s events, want %d (all: %v)", actions[a], a, n, actions)
+		}
+	}
+	lost := 0
+	for k := range acked {
+		if !processed[k] {
+			lost++
+		}
+	}
+	if lost > 0 || len(acked) < 10000 {
+		t.Errorf("%d of %d acknowledged records never processed", lost, len(acked))
+	}
+	// m1..m3, m4 added, m3 restarted: five incarnations processed records
+	// (m1 and the killed owner of partition 0 are among the first three).
+	if len(incs) < 5 {
+		t.Errorf("records processed by %d incarnations %v, want at least 5", len(incs), incs)
+	}
+	if n := overlaps(evs); n == 0 {
+		t.Errorf("the 5s pause of m1 (session timeout 2s) left no zombie processing in the history")
+	} else {
+		t.Logf("zombie processing after the pause: %d processed events overlapped a newer owner", n)
+	}
+	// Records per partition: add_partitions made 8, and the producer used
+	// the new ones.
+	parts := map[int64]bool{}
+	for k := range acked {
+		parts[k[0]] = true
+	}
+	if len(parts) != 8 {
+		t.Errorf("records went to %d partitions, want 8 after add_partitions", len(parts))
+	}
+}
+
+// TestRunInterruptedIsPartial interrupts a run mid-cell: the results are
+// marked partial, with the reason, and nothing it started is left running.
+func TestRunInterruptedIsPartial(t *testing.T) {
+	requireKafka(t)
+	spec := loadWorkload(t, strings.Replace(everyStep, "duration: 22s", "duration: 60s", 1))
+	results := t.TempDir()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(25*time.Second, func() { cancel(errors.New("interrupted by SIGINT")) })
+	var out strings.Builder
+	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary,
+		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: &out})
+	if !errors.Is(err, runner.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted\n%s", err, out.String())
+	}
+	run, rerr := runfolder.ReadRun(res.Dir)
+	if rerr != nil || run.Complete || !strings.Contains(run.PartialReason, "interrupted") {
+		t.Errorf("run.json: %+v %v", run, rerr)
+	}
+	cell, cerr := runfolder.ReadCell(filepath.Join(res.Dir, res.Cells[0]))
+	if cerr != nil || cell.Complete || !strings.Contains(cell.PartialReason, "SIGINT") {
+		t.Errorf("cell.json: complete %v, reason %q, %v", cell.Complete, cell.PartialReason, cerr)
+	}
+	// Nothing of the run is left running: its members and its broker.
+	out2, _ := exec.Command("pgrep", "-f", "--", "--history-dir "+results).Output()
+	if len(strings.TrimSpace(string(out2))) > 0 {
+		t.Errorf("member processes left running: %s", out2)
+	}
+	out3, _ := exec.Command("pgrep", "-f", res.Dir).Output()
+	if len(strings.TrimSpace(string(out3))) > 0 {
+		t.Errorf("processes of the run left running: %s", out3)
+	}
+}

@@ -1,0 +1,243 @@
+package workloads
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads and validates the workload file at path. Any problem gives an
+// *Error listing every problem found (file, line, field, what was
+// expected).
+func Load(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Errs: []*FieldError{{File: path, Msg: err.Error()}}}
+	}
+	return Parse(path, data)
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// Parse reads and validates a workload; file names it in errors and gives
+// the default workload name.
+func Parse(file string, data []byte) (*Spec, error) {
+	p := &problems{file: file}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			p.add(0, "", "empty workload: expected a YAML mapping with at least duration or records")
+			return nil, p.err()
+		}
+		msg := err.Error()
+		line := 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		p.add(line, "", "not valid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+		return nil, p.err()
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		p.add(extra.Line, "", "a second YAML document: expected one workload per file")
+		return nil, p.err()
+	}
+	s := &Spec{File: file, pos: map[string]int{}}
+	d := &decoder{problems: p, pos: s.pos}
+	if len(doc.Content) == 0 {
+		p.add(0, "", "empty workload: expected a YAML mapping with at least duration or records")
+		return nil, p.err()
+	}
+	root := resolve(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		p.add(root.Line, "", "got %s, expected a mapping of workload fields (name, seed, duration, topic, keys, ...)", describe(root))
+		return nil, p.err()
+	}
+	d.decodeSpec(root, s)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	s.applyDefaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Spec) set(field string) bool {
+	_, ok := s.pos[field]
+	return ok
+}
+
+// Defaults, also documented in README.md.
+const (
+	DefaultSeed               = 1
+	DefaultPartitions         = 12
+	DefaultKeyCount           = 1000
+	DefaultKeyFormat          = "k%06d"
+	DefaultValueSize          = 100
+	DefaultRate               = 1000
+	DefaultMaxInFlight        = 5
+	DefaultLinger             = 5 * time.Millisecond
+	DefaultBatchSize          = 16384
+	DefaultMembers            = 3
+	DefaultProcessingCost     = time.Millisecond
+	DefaultMaxPollRecords     = 500
+	DefaultSessionTimeout     = 45 * time.Second
+	DefaultHeartbeatInterval  = 3 * time.Second
+	DefaultMaxPollInterval    = 300 * time.Second
+	DefaultAutoCommitInterval = 5 * time.Second
+	DefaultDrainTimeout       = 60 * time.Second
+)
+
+func (s *Spec) applyDefaults() {
+	if !s.set("name") {
+		base := filepath.Base(s.File)
+		s.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	if !s.set("seed") {
+		s.Seed = DefaultSeed
+	}
+	t := &s.Topic
+	if !s.set("topic.name") {
+		t.Name = s.Name
+	}
+	if !s.set("topic.partitions") {
+		t.Partitions = DefaultPartitions
+	}
+	if !s.set("topic.replication") {
+		t.Replication = 1
+	}
+	k := &s.Keys
+	if !s.set("keys.count") {
+		k.Count = DefaultKeyCount
+	}
+	if !s.set("keys.format") {
+		k.Format = DefaultKeyFormat
+	}
+	if !s.set("keys.distribution") {
+		k.Distribution = DistUniform
+	}
+	if !s.set("value.size") {
+		s.Value.Size = DefaultValueSize
+	}
+	p := &s.Producer
+	if !s.set("producer.client") {
+		p.Client = ClientConfluent
+	}
+	if !s.set("producer.rate") {
+		p.Rate = DefaultRate
+	}
+	if !s.set("producer.acks") {
+		p.Acks = "all"
+	}
+	if !s.set("producer.idempotence") {
+		p.Idempotence = true
+	}
+	if !s.set("producer.max_in_flight") {
+		p.MaxInFlight = DefaultMaxInFlight
+	}
+	if !s.set("producer.linger") {
+		p.Linger = DefaultLinger
+	}
+	if !s.set("producer.batch_size") {
+		p.BatchSize = DefaultBatchSize
+	}
+	if !s.set("producer.compression") {
+		p.Compression = "none"
+	}
+	if !s.set("producer.partitioner") {
+		p.Partitioner = "murmur2"
+	}
+	c := &s.Consumer
+	if !s.set("consumer.members") {
+		c.Members = DefaultMembers
+	}
+	if !s.set("consumer.processing.cost") {
+		c.Processing.Cost = DefaultProcessingCost
+	}
+	if !s.set("consumer.processing.distribution") {
+		c.Processing.Distribution = CostFixed
+	}
+	if !s.set("consumer.processing.jitter") && c.Processing.Distribution == CostUniform {
+		c.Processing.Jitter = c.Processing.Cost
+	}
+	if !s.set("consumer.max_poll_records") {
+		c.MaxPollRecords = DefaultMaxPollRecords
+	}
+	if !s.set("consumer.session_timeout") {
+		c.SessionTimeout = DefaultSessionTimeout
+	}
+	if !s.set("consumer.heartbeat_interval") {
+		c.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if !s.set("consumer.max_poll_interval") {
+		c.MaxPollInterval = DefaultMaxPollInterval
+	}
+	if !s.set("consumer.auto_commit_interval") {
+		c.AutoCommitInterval = DefaultAutoCommitInterval
+	}
+	if c.Properties == nil {
+		c.Properties = map[string]string{}
+	}
+	if !s.set("strategies") {
+		s.Strategies = append([]string(nil), AllStrategies...)
+	}
+	if !s.set("commit_policies") {
+		s.CommitPolicies = []string{"sync-batch"}
+	}
+	if !s.set("broker.brokers") {
+		s.Broker.Brokers = 1
+	}
+	if s.Broker.Config == nil {
+		s.Broker.Config = map[string]string{}
+	}
+	if !s.set("chaos.drain_timeout") {
+		s.Chaos.DrainTimeout = DefaultDrainTimeout
+	}
+}
+
+// Overrides replace parts of a workload from the command line.
+type Overrides struct {
+	// Duration, if > 0, replaces duration (and drops records).
+	Duration time.Duration
+	// Records, if > 0, replaces records (and drops duration).
+	Records int64
+	// Rate, if set, replaces the producer's rate with a constant rate
+	// (records/s, 0 unlimited); the workload's ramp and steps are dropped.
+	Rate *float64
+}
+
+// Override applies o and validates the result again (a shorter duration
+// can leave chaos steps after the end of traffic).
+func (s *Spec) Override(o Overrides) error {
+	if o.Duration > 0 && o.Records > 0 {
+		return &Error{Errs: []*FieldError{{File: s.File, Msg: "--duration and --records: expected one of the two"}}}
+	}
+	if o.Duration > 0 {
+		s.Duration, s.Records = o.Duration, 0
+		s.pos["duration"] = s.Line("duration")
+		delete(s.pos, "records")
+	}
+	if o.Records > 0 {
+		s.Records, s.Duration = o.Records, 0
+		s.pos["records"] = s.Line("records")
+		delete(s.pos, "duration")
+	}
+	if o.Rate != nil {
+		s.Producer.Rate = *o.Rate
+		s.Producer.Ramp = nil
+		s.Producer.Steps = nil
+	}
+	return s.Validate()
+}

@@ -1,0 +1,443 @@
+package workloads
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Cell is one (strategy, commit policy, client) combination of a workload.
+type Cell struct {
+	// Name is <strategy>.<policy>.<client>, e.g. sticky.sync-batch.franz:
+	// the cell's results folder, and the suffix of its topic and group.
+	Name         string `json:"name"`
+	Strategy     string `json:"strategy"`
+	CommitPolicy string `json:"commit_policy"`
+	Client       string `json:"client"`
+}
+
+// Cells expands the cell matrix: every strategy x commit policy x client,
+// in the order the workload lists them (strategy outermost). Without a
+// clients list each strategy runs on its default client.
+func (s *Spec) Cells() []Cell {
+	var cells []Cell
+	for _, st := range s.Strategies {
+		clients := s.Clients
+		if len(clients) == 0 {
+			clients = []string{DefaultClient(st)}
+		}
+		for _, pol := range s.CommitPolicies {
+			for _, cl := range clients {
+				cells = append(cells, Cell{
+					Name:     st + "." + pol + "." + cl,
+					Strategy: st, CommitPolicy: pol, Client: cl,
+				})
+			}
+		}
+	}
+	return cells
+}
+
+// TopicFor returns the topic of a cell: <topic.name>-<cell>.
+func (s *Spec) TopicFor(c Cell) string { return s.Topic.Name + "-" + c.Name }
+
+// PlannedStep is a chaos step with everything the driver needs resolved:
+// its absolute time, random targets drawn with the seed, the names of
+// added members. The plan is the same for every cell of the workload.
+type PlannedStep struct {
+	// Step is the step's number in the workload (1-based).
+	Step int `json:"step"`
+	// At is the time since traffic start.
+	At     time.Duration `json:"at"`
+	Action string        `json:"action"`
+	// Target is a member name; owner:<partition> (resolved at run time to
+	// the member owning that partition); all (rolling_restart);
+	// broker-<id> (broker steps); the topic name (add_partitions).
+	Target string `json:"target,omitempty"`
+	// Random is set when Target was drawn from the seed (target: random).
+	Random bool `json:"random,omitempty"`
+	// Members are the new members (add), or the members restarted in turn
+	// (rolling_restart).
+	Members  []string      `json:"members,omitempty"`
+	Duration time.Duration `json:"duration,omitempty"`
+	Interval time.Duration `json:"interval,omitempty"`
+	// Partitions is the new total (add_partitions).
+	Partitions int `json:"partitions,omitempty"`
+	// Broker is the node id (broker steps).
+	Broker int `json:"broker,omitempty"`
+	// Line is the step's line in the workload file.
+	Line int `json:"line"`
+}
+
+// ChaosPlan returns the chaos schedule, resolved. Validation built it: a
+// step that could not be resolved is an error there.
+func (s *Spec) ChaosPlan() []PlannedStep { return slices.Clone(s.plan) }
+
+// stepFields says which optional fields each action takes.
+var stepFields = map[string][]string{
+	ActionKill:           {"target"},
+	ActionStop:           {"target"},
+	ActionPause:          {"target", "duration"},
+	ActionSlow:           {"target", "duration"},
+	ActionRestart:        {"target"},
+	ActionRollingRestart: {"target", "interval"},
+	ActionAdd:            {"count"},
+	ActionAddPartitions:  {"partitions"},
+	ActionBrokerKill:     {"broker"},
+	ActionBrokerRestart:  {"broker"},
+}
+
+type memberState int
+
+const (
+	running memberState = iota
+	dead
+	maybeDead // an owner:<p> kill may have taken it
+)
+
+// schedule tracks the group and the cluster through the chaos steps.
+type schedule struct {
+	members    map[string]memberState
+	next       int // number of the next added member
+	partitions int
+	brokerDown map[int]bool
+	brokers    int
+}
+
+func memberName(i int) string { return "m" + strconv.Itoa(i) }
+
+func memberNumber(name string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(name, "m"))
+	return n
+}
+
+// running returns the members known to be running, in number order.
+func (sc *schedule) running() []string {
+	var out []string
+	for n, st := range sc.members {
+		if st == running {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return memberNumber(a) - memberNumber(b) })
+	return out
+}
+
+func (sc *schedule) alive() int {
+	n := 0
+	for _, st := range sc.members {
+		if st != dead {
+			n++
+		}
+	}
+	return n
+}
+
+func (v *validator) chaos() {
+	s := v.s
+	c := s.Chaos
+	s.plan = nil
+	if c.Warmup < 0 {
+		v.errf("chaos.warmup", "got %v, expected a duration >= 0", c.Warmup)
+	}
+	v.positive("chaos.drain_timeout", c.DrainTimeout)
+	end, endKnown := s.TrafficEnd()
+	if endKnown && c.Warmup >= end {
+		v.errf("chaos.warmup", "%v is not before the end of traffic (%v)", c.Warmup, end)
+	}
+	if !endKnown && len(c.Steps) > 0 {
+		v.warnf("chaos.steps", "step times cannot be checked against the end of traffic: records with an unlimited rate take as long as the cluster needs")
+	}
+	sc := &schedule{members: map[string]memberState{}, next: s.Consumer.Members + 1, partitions: s.Topic.Partitions, brokerDown: map[int]bool{}, brokers: s.Broker.Brokers}
+	for i := 1; i <= s.Consumer.Members; i++ {
+		sc.members[memberName(i)] = running
+	}
+	rng := s.Rand("chaos")
+	var prev time.Duration
+	for i, st := range c.Steps {
+		f := fmt.Sprintf("chaos.steps[%d]", i)
+		ps := PlannedStep{Step: i + 1, Action: st.Action, Line: s.Line(f)}
+		// When.
+		atSet, afterSet := s.set(f+".at"), s.set(f+".after")
+		switch {
+		case atSet && afterSet:
+			v.errf(f+".after", "both at and after are set: expected one (at: since traffic start, after: since the previous step)")
+		case !atSet && !afterSet:
+			v.errf(f, "no at or after: expected one (at: since traffic start, after: since the previous step)")
+		case atSet:
+			ps.At = st.At
+			if st.At < prev {
+				v.errf(f+".at", "%v is before the previous step (%v): expected steps in time order", st.At, prev)
+			}
+		case afterSet:
+			if st.After < 0 {
+				v.errf(f+".after", "got %v, expected a duration >= 0", st.After)
+			}
+			ps.At = prev + st.After
+			s.Chaos.Steps[i].At = ps.At
+		}
+		when := f + ".at"
+		if afterSet {
+			when = f + ".after"
+		}
+		if ps.At <= c.Warmup && (atSet || afterSet) {
+			v.errf(when, "the step comes at %v, not after the warmup (chaos.warmup %v): the steady state before the first step needs the warmup to end first", ps.At, c.Warmup)
+		}
+		if endKnown && ps.At >= end {
+			v.errf(when, "the step comes at %v, at or after the end of traffic (%v)", ps.At, end)
+		}
+		prev = max(prev, ps.At)
+
+		// What.
+		if !s.set(f + ".action") {
+			v.errf(f, "no action: expected action: %s", oneOf(AllActions))
+			continue
+		}
+		if !v.enum(f+".action", st.Action, AllActions) {
+			continue
+		}
+		allowed := stepFields[st.Action]
+		for _, field := range []string{"target", "count", "duration", "interval", "partitions", "broker"} {
+			if s.set(f+"."+field) && !slices.Contains(allowed, field) {
+				v.errf(f+"."+field, "not used by %s (which takes %s)", st.Action, takes(allowed))
+			}
+		}
+		v.step(f, st, &ps, sc, rng, end, endKnown)
+		s.plan = append(s.plan, ps)
+	}
+}
+
+func takes(fields []string) string {
+	if len(fields) == 0 {
+		return "no parameters"
+	}
+	return strings.Join(fields, ", ")
+}
+
+// step validates one step's parameters against the schedule so far and
+// resolves it.
+func (v *validator) step(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }, end time.Duration, endKnown bool) {
+	s := v.s
+	switch st.Action {
+	case ActionKill, ActionStop, ActionPause, ActionSlow, ActionRestart:
+		if !s.set(f + ".target") {
+			v.errf(f, "no target: expected target: a member name (m1, m2, ...), random or owner:<partition>")
+			return
+		}
+		target, ok := v.memberTarget(f+".target", st, sc, rng)
+		if !ok {
+			return
+		}
+		ps.Target, ps.Random = target, st.Target == "random"
+		switch st.Action {
+		case ActionKill, ActionStop:
+			if strings.HasPrefix(target, "owner:") {
+				// One of the members still alive goes; which one is known
+				// only at run time.
+				if len(sc.running()) == 1 && sc.alive() == 1 {
+					sc.members[sc.running()[0]] = dead
+				} else {
+					for _, m := range sc.running() {
+						sc.members[m] = maybeDead
+					}
+				}
+			} else {
+				sc.members[target] = dead
+			}
+		case ActionRestart:
+			if !strings.HasPrefix(target, "owner:") {
+				sc.members[target] = running
+			}
+		case ActionPause, ActionSlow:
+			if !s.set(f + ".duration") {
+				v.errf(f, "no duration: expected duration: how long the member is %s", map[string]string{ActionPause: "paused (SIGSTOP to SIGCONT)", ActionSlow: "stalled in processing"}[st.Action])
+				return
+			}
+			if st.Duration <= 0 {
+				v.errf(f+".duration", "got %v, expected a duration > 0", st.Duration)
+				return
+			}
+			ps.Duration = st.Duration
+			if st.Action == ActionSlow && st.Duration <= s.Consumer.MaxPollInterval {
+				v.warnf(f+".duration", "slow for %v does not exceed consumer.max_poll_interval (%v): the member will not be removed from the group", st.Duration, s.Consumer.MaxPollInterval)
+			}
+		}
+	case ActionRollingRestart:
+		if s.set(f+".target") && st.Target != "all" {
+			v.errf(f+".target", "got %q, expected all (rolling_restart restarts every running member in turn)", st.Target)
+			return
+		}
+		ps.Target = "all"
+		if !s.set(f + ".interval") {
+			v.errf(f, "no interval: expected interval: the time between two members' restarts")
+			return
+		}
+		if st.Interval <= 0 {
+			v.errf(f+".interval", "got %v, expected a duration > 0", st.Interval)
+			return
+		}
+		ps.Interval = st.Interval
+		ps.Members = sc.running()
+		if len(ps.Members) == 0 {
+			v.errf(f, "rolling_restart with no member known to be running at %v", ps.At)
+			return
+		}
+		if last := ps.At + time.Duration(len(ps.Members)-1)*st.Interval; endKnown && last >= end {
+			v.warnf(f+".interval", "the last of %d restarts comes at %v, after the end of traffic (%v)", len(ps.Members), last, end)
+		}
+	case ActionAdd:
+		n := 1
+		if s.set(f + ".count") {
+			n = st.Count
+		}
+		if n < 1 || sc.alive()+n > MaxMembers {
+			v.errf(f+".count", "got %d, expected a number of members >= 1 (the group may have at most %d)", n, MaxMembers)
+			return
+		}
+		for k := 0; k < n; k++ {
+			name := memberName(sc.next)
+			sc.next++
+			sc.members[name] = running
+			ps.Members = append(ps.Members, name)
+		}
+	case ActionAddPartitions:
+		if !s.set(f + ".partitions") {
+			v.errf(f, "no partitions: expected partitions: the new total partition count")
+			return
+		}
+		if st.Partitions <= sc.partitions || st.Partitions > MaxPartitions {
+			v.errf(f+".partitions", "got %d, expected a new total above the current %d (Kafka only adds partitions) and at most %d", st.Partitions, sc.partitions, MaxPartitions)
+			return
+		}
+		sc.partitions = st.Partitions
+		ps.Partitions = st.Partitions
+		ps.Target = s.Topic.Name
+	case ActionBrokerKill, ActionBrokerRestart:
+		if sc.brokers < 3 {
+			v.errf(f+".action", "%s needs a cluster of 3 brokers: set broker.brokers: 3", st.Action)
+			return
+		}
+		id, ok := v.brokerTarget(f+".broker", st, sc, rng)
+		if !ok {
+			return
+		}
+		ps.Broker, ps.Target = id, "broker-"+strconv.Itoa(id)
+		if st.Action == ActionBrokerKill {
+			sc.brokerDown[id] = true
+			down := 0
+			for _, d := range sc.brokerDown {
+				if d {
+					down++
+				}
+			}
+			if down >= 2 {
+				v.warnf(f, "%d of 3 brokers down: with min.insync.replicas 2 the acks=all producer stalls until one returns", down)
+			}
+		} else {
+			sc.brokerDown[id] = false
+		}
+	}
+}
+
+// memberTarget resolves target: a member name, random or owner:<p>.
+func (v *validator) memberTarget(field string, st Step, sc *schedule, rng interface{ IntN(int) int }) (string, bool) {
+	t := st.Target
+	switch {
+	case t == "random":
+		cands := sc.running()
+		if len(cands) == 0 {
+			v.errf(field, "random, but no member is known to be running at this point")
+			return "", false
+		}
+		return cands[rng.IntN(len(cands))], true
+	case strings.HasPrefix(t, "owner:"):
+		if st.Action == ActionRestart {
+			v.errf(field, "owner:<partition> with restart: expected a member name (a dead member owns nothing) or random")
+			return "", false
+		}
+		p, err := strconv.Atoi(strings.TrimPrefix(t, "owner:"))
+		if err != nil || p < 0 || p >= sc.partitions {
+			v.errf(field, "got %q, expected owner:<partition> with a partition from 0 to %d", t, sc.partitions-1)
+			return "", false
+		}
+		if sc.alive() == 0 {
+			v.errf(field, "%s, but no member is running at this point", t)
+			return "", false
+		}
+		return t, true
+	case memberRe.MatchString(t):
+		state, exists := sc.members[t]
+		if !exists {
+			v.errf(field, "no member %s at this point: the group has %s (add steps create more)", t, sc.describe())
+			return "", false
+		}
+		switch {
+		case st.Action == ActionRestart:
+			// Restart brings back a dead member, or restarts a running one.
+		case state == dead:
+			v.errf(field, "%s was already killed or stopped by an earlier step: expected a running member (restart brings one back)", t)
+			return "", false
+		case state == maybeDead:
+			v.warnf(field, "%s may already be gone: an earlier owner:<partition> step killed or stopped a member chosen at run time", t)
+		}
+		return t, true
+	}
+	v.errf(field, "got %q, expected a member name (m1, m2, ...), random or owner:<partition>", t)
+	return "", false
+}
+
+func (sc *schedule) describe() string {
+	names := make([]string, 0, len(sc.members))
+	for n := range sc.members {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return memberNumber(a) - memberNumber(b) })
+	if len(names) == 0 {
+		return "no members"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interface{ IntN(int) int }) (int, bool) {
+	t := st.Broker
+	if !v.s.set(field) {
+		t = "random"
+	}
+	if t == "random" {
+		var cands []int
+		for id := 1; id <= sc.brokers; id++ {
+			if st.Action == ActionBrokerKill && !sc.brokerDown[id] {
+				cands = append(cands, id)
+			}
+		}
+		if st.Action == ActionBrokerRestart {
+			for id := 1; id <= sc.brokers; id++ {
+				if sc.brokerDown[id] {
+					cands = append(cands, id)
+				}
+			}
+			if len(cands) == 0 {
+				for id := 1; id <= sc.brokers; id++ {
+					cands = append(cands, id)
+				}
+			}
+		}
+		if len(cands) == 0 {
+			v.errf(field, "random, but every broker is down at this point")
+			return 0, false
+		}
+		return cands[rng.IntN(len(cands))], true
+	}
+	id, err := strconv.Atoi(t)
+	if err != nil || id < 1 || id > sc.brokers {
+		v.errf(field, "got %q, expected a broker node id from 1 to %d, or random", t, sc.brokers)
+		return 0, false
+	}
+	if st.Action == ActionBrokerKill && sc.brokerDown[id] {
+		v.errf(field, "broker %d was already killed by an earlier step: expected a running broker (broker_restart brings it back)", id)
+		return 0, false
+	}
+	return id, true
+}

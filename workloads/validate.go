@@ -1,0 +1,544 @@
+package workloads
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/keygen"
+	"github.com/chaosbench/chaosbench/internal/loadgen/pace"
+	"github.com/chaosbench/chaosbench/internal/partitioner"
+)
+
+// AllStrategies are the partition assignment strategies, in report order.
+var AllStrategies = []string{"range", "roundrobin", "sticky", "cooperative-sticky", "consumer-uniform", "consumer-range"}
+
+// AllCommitPolicies are the offset commit policies.
+var AllCommitPolicies = []string{"auto", "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke", "commit-before-process"}
+
+// AllClients are the client libraries.
+var AllClients = []string{ClientConfluent, ClientFranz}
+
+// AllActions are the chaos actions.
+var AllActions = []string{ActionKill, ActionStop, ActionAdd, ActionPause, ActionSlow, ActionRestart, ActionRollingRestart, ActionAddPartitions, ActionBrokerKill, ActionBrokerRestart}
+
+// Limits of the schema.
+const (
+	MaxPartitions = 10000
+	MaxKeys       = 10_000_000
+	MaxValueSize  = 1_000_000 // below the broker's default message.max.bytes (1048588)
+	MaxMembers    = 1000
+	maxTopicName  = 249
+)
+
+var (
+	nameRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	topicRe = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+	// memberRe matches member names: m1, m2, ...
+	memberRe = regexp.MustCompile(`^m([1-9][0-9]*)$`)
+)
+
+// IsConsumerProtocol reports whether a strategy runs Kafka's consumer
+// group protocol (KIP-848), where the broker assigns partitions.
+func IsConsumerProtocol(strategy string) bool { return strings.HasPrefix(strategy, "consumer-") }
+
+// DefaultClient returns the client a strategy runs on when the workload
+// does not name clients: franz for sticky (librdkafka has no eager sticky
+// assignor), confluent for every other.
+func DefaultClient(strategy string) string {
+	if strategy == "sticky" {
+		return ClientFranz
+	}
+	return ClientConfluent
+}
+
+// Validate checks the spec (as read, defaults applied) and computes its
+// chaos plan. It is called by Load and Parse, and again after Override.
+func (s *Spec) Validate() error {
+	p := &problems{file: s.File}
+	s.Warnings = nil
+	v := &validator{s: s, p: p}
+	v.top()
+	v.topic()
+	v.keys()
+	v.value()
+	v.producer()
+	v.consumer()
+	v.matrix()
+	v.broker()
+	v.chaos()
+	return p.err()
+}
+
+type validator struct {
+	s *Spec
+	p *problems
+}
+
+func (v *validator) errf(field, format string, args ...any) {
+	v.p.add(v.s.Line(field), field, format, args...)
+}
+
+func (v *validator) warnf(field, format string, args ...any) {
+	v.s.Warnings = append(v.s.Warnings, fmt.Sprintf("%s:%d: %s: %s", v.s.File, v.s.Line(field), field, fmt.Sprintf(format, args...)))
+}
+
+func oneOf(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+func (v *validator) enum(field, got string, allowed []string) bool {
+	if slices.Contains(allowed, got) {
+		return true
+	}
+	v.errf(field, "got %q, expected %s", got, oneOf(allowed))
+	return false
+}
+
+// positive checks a duration that must be > 0.
+func (v *validator) positive(field string, d time.Duration) {
+	if d <= 0 {
+		v.errf(field, "got %v, expected a duration > 0", d)
+	}
+}
+
+// TrafficEnd returns when traffic ends, as time since its start: the
+// duration, or for a record count the time the last record is due, when
+// the rate is limited throughout (otherwise ok is false).
+func (s *Spec) TrafficEnd() (end time.Duration, ok bool) {
+	if s.Duration > 0 {
+		return s.Duration, true
+	}
+	sched, err := s.RateSchedule()
+	if err != nil {
+		return 0, false
+	}
+	return sched.End(s.Records)
+}
+
+// RateSchedule returns the producer's rate over time.
+func (s *Spec) RateSchedule() (pace.Schedule, error) {
+	p := s.Producer
+	var from float64
+	var over time.Duration
+	if p.Ramp != nil {
+		from, over = p.Ramp.From, p.Ramp.Over
+	}
+	steps := make([]pace.Step, len(p.Steps))
+	for i, st := range p.Steps {
+		steps[i] = pace.Step{At: st.At, Rate: st.Rate}
+	}
+	return pace.New(p.Rate, from, over, steps)
+}
+
+func (v *validator) top() {
+	s := v.s
+	if !nameRe.MatchString(s.Name) || len(s.Name) > 64 {
+		field := "name"
+		if !s.set("name") {
+			v.p.add(0, "name", "the file's base name %q is not a valid workload name: set name: to lower-case letters, digits and '-' (at most 64)", s.Name)
+			return
+		}
+		v.errf(field, "got %q, expected lower-case letters, digits and '-', starting with a letter or digit (at most 64)", s.Name)
+	}
+	durSet, recSet := s.set("duration"), s.set("records")
+	switch {
+	case durSet && recSet:
+		v.errf("records", "both duration (line %d) and records are set: expected exactly one of the two", s.Line("duration"))
+	case !durSet && !recSet:
+		v.p.add(0, "duration", "neither duration nor records is set: expected exactly one (e.g. duration: 2m or records: 100000)")
+	case durSet && s.Duration <= 0:
+		v.errf("duration", "got %v, expected a duration > 0 (e.g. 2m)", s.Duration)
+	case recSet && s.Records < 1:
+		v.errf("records", "got %d, expected a number of records >= 1", s.Records)
+	}
+}
+
+func (v *validator) topic() {
+	t := v.s.Topic
+	if !topicRe.MatchString(t.Name) {
+		v.errf("topic.name", "got %q, expected a Kafka topic name: letters, digits, '.', '_' and '-'", t.Name)
+	} else {
+		longest := 0
+		for _, c := range v.s.Cells() {
+			longest = max(longest, len(c.Name))
+		}
+		if n := len(t.Name) + 1 + longest; n > maxTopicName {
+			v.errf("topic.name", "%q is too long: cell topics <name>-<cell> would have %d characters, Kafka allows %d", t.Name, n, maxTopicName)
+		}
+	}
+	if t.Partitions < 1 || t.Partitions > MaxPartitions {
+		v.errf("topic.partitions", "got %d, expected a partition count from 1 to %d", t.Partitions, MaxPartitions)
+	}
+	if t.Replication < 1 {
+		v.errf("topic.replication", "got %d, expected a replication factor >= 1", t.Replication)
+	} else if t.Replication > v.s.Broker.Brokers {
+		v.errf("topic.replication", "got %d, but broker.brokers is %d: a replication factor at most the number of brokers", t.Replication, v.s.Broker.Brokers)
+	}
+}
+
+func (v *validator) keys() {
+	k := v.s.Keys
+	if k.Count < 1 || k.Count > MaxKeys {
+		v.errf("keys.count", "got %d, expected a number of keys from 1 to %d", k.Count, MaxKeys)
+	}
+	format, err := keygen.ParseFormat(k.Format)
+	if err != nil {
+		v.errf("keys.format", "%v", err)
+	}
+	if !v.enum("keys.distribution", k.Distribution, []string{DistUniform, DistZipf, DistHotspot, DistExplicit}) {
+		return
+	}
+	// A section for another distribution than the chosen one says one
+	// thing while the workload does another.
+	for _, sec := range []struct {
+		name string
+		set  bool
+	}{{DistZipf, k.Zipf != nil}, {DistHotspot, k.Hotspot != nil}, {DistExplicit, k.Explicit != nil}} {
+		if sec.set && sec.name != k.Distribution {
+			v.errf("keys."+sec.name, "set, but keys.distribution is %s: expected distribution: %s, or no %s section", k.Distribution, sec.name, sec.name)
+		}
+		if !sec.set && sec.name == k.Distribution {
+			v.errf("keys.distribution", "%s needs a keys.%s section (see workloads/README.md)", sec.name, sec.name)
+		}
+	}
+	switch k.Distribution {
+	case DistZipf:
+		if k.Zipf == nil {
+			return
+		}
+		if !v.s.set("keys.zipf.exponent") {
+			v.errf("keys.zipf", "no exponent: expected exponent: a number > 0 (e.g. 1.1; 0.99 as in YCSB)")
+		} else if e := k.Zipf.Exponent; !(e > 0) || e > 100 {
+			v.errf("keys.zipf.exponent", "got %v, expected a number > 0 (and at most 100)", e)
+		}
+	case DistHotspot:
+		h := k.Hotspot
+		if h == nil {
+			return
+		}
+		if !v.s.set("keys.hotspot.share") {
+			v.errf("keys.hotspot", "no share: expected share: the fraction of traffic to the hot keys, e.g. 0.8")
+		} else if !(h.Share > 0 && h.Share < 1) {
+			v.errf("keys.hotspot.share", "got %v, expected a fraction strictly between 0 and 1", h.Share)
+		}
+		if !v.s.set("keys.hotspot.hot_keys") {
+			v.errf("keys.hotspot", "no hot_keys: expected hot_keys: how many keys are hot, e.g. 10")
+		} else if h.HotKeys < 1 || h.HotKeys >= k.Count {
+			v.errf("keys.hotspot.hot_keys", "got %d, expected from 1 to keys.count - 1 (%d)", h.HotKeys, k.Count-1)
+		}
+	case DistExplicit:
+		if k.Explicit == nil {
+			return
+		}
+		if len(k.Explicit) == 0 {
+			v.errf("keys.explicit", "empty: expected at least one {key, share}")
+		}
+		seen := map[string]int{}
+		sum := 0.0
+		for i, e := range k.Explicit {
+			f := fmt.Sprintf("keys.explicit[%d]", i)
+			if !v.s.set(f + ".key") {
+				v.errf(f, "no key: expected key: a key name")
+			} else if e.Key == "" {
+				v.errf(f+".key", "empty: expected a non-empty key")
+			} else if j, dup := seen[e.Key]; dup {
+				v.errf(f+".key", "%q is listed twice (also keys.explicit[%d])", e.Key, j)
+			} else if idx, ok := format.Index(e.Key); err == nil && ok && idx < k.Count {
+				v.errf(f+".key", "%q is also formatted key %d of keys.format %q: expected a key outside the formatted keys", e.Key, idx, k.Format)
+			}
+			seen[e.Key] = i
+			if !v.s.set(f + ".share") {
+				v.errf(f, "no share: expected share: a fraction of the traffic")
+			} else if !(e.Share > 0 && e.Share <= 1) {
+				v.errf(f+".share", "got %v, expected a fraction > 0 and <= 1", e.Share)
+			}
+			sum += e.Share
+		}
+		if sum > 1+1e-9 {
+			v.errf("keys.explicit", "the shares sum to %.6g: expected at most 1 (the rest goes uniformly to the formatted keys)", sum)
+		}
+	}
+}
+
+func (v *validator) value() {
+	if sz := v.s.Value.Size; sz < 0 || sz > MaxValueSize {
+		v.errf("value.size", "got %d, expected a size in bytes from 0 to %d", sz, MaxValueSize)
+	}
+}
+
+func (v *validator) producer() {
+	p := v.s.Producer
+	v.enum("producer.client", p.Client, AllClients)
+	if p.Rate < 0 {
+		v.errf("producer.rate", "got %v, expected %s", p.Rate, rateExpected)
+	}
+	if p.Ramp != nil {
+		if !v.s.set("producer.ramp.from") || !v.s.set("producer.ramp.over") {
+			v.errf("producer.ramp", "expected both from (records/s) and over (a duration)")
+		} else {
+			if !(p.Ramp.From > 0) {
+				v.errf("producer.ramp.from", "got %v, expected a rate in records/s > 0", p.Ramp.From)
+			}
+			v.positive("producer.ramp.over", p.Ramp.Over)
+			if p.Rate == 0 {
+				v.errf("producer.ramp", "a ramp to an unlimited rate: expected producer.rate > 0")
+			}
+			if end, ok := v.s.TrafficEnd(); ok && v.s.Duration > 0 && p.Ramp.Over > end {
+				v.errf("producer.ramp.over", "%v is longer than the traffic (%v)", p.Ramp.Over, end)
+			}
+		}
+	}
+	var prev time.Duration
+	if p.Ramp != nil {
+		prev = p.Ramp.Over
+	}
+	for i, st := range p.Steps {
+		f := fmt.Sprintf("producer.steps[%d]", i)
+		switch {
+		case !v.s.set(f + ".at"):
+			v.errf(f, "no at: expected at: the time since traffic start")
+		case st.At <= 0:
+			v.errf(f+".at", "got %v, expected a time > 0 (producer.rate applies from the start)", st.At)
+		case p.Ramp != nil && i == 0 && st.At < p.Ramp.Over:
+			v.errf(f+".at", "%v falls within the ramp (0 to %v): expected a step at or after the ramp's end", st.At, p.Ramp.Over)
+		case i > 0 && st.At <= prev:
+			v.errf(f+".at", "%v is not after the previous step (%v): expected steps in increasing time order", st.At, prev)
+		case v.s.Duration > 0 && st.At >= v.s.Duration:
+			v.errf(f+".at", "%v is at or after the end of traffic (duration %v)", st.At, v.s.Duration)
+		}
+		if !v.s.set(f + ".rate") {
+			v.errf(f, "no rate: expected rate: records/s (0: unlimited)")
+		} else if st.Rate < 0 {
+			v.errf(f+".rate", "got %v, expected %s", st.Rate, rateExpected)
+		}
+		prev = st.At
+	}
+	if v.enum("producer.acks", p.Acks, []string{"all", "1", "0"}) && p.Idempotence && p.Acks != "all" {
+		how := "idempotence: true"
+		if !v.s.set("producer.idempotence") {
+			how = "idempotence (true by default)"
+		}
+		v.errf("producer.acks", "acks %s with %s: Kafka's idempotent producer needs acks all; set idempotence: false", p.Acks, how)
+	}
+	switch {
+	case p.MaxInFlight < 1 || p.MaxInFlight > 1000:
+		v.errf("producer.max_in_flight", "got %d, expected a number of requests from 1 to 1000", p.MaxInFlight)
+	case p.Idempotence && p.MaxInFlight > 5:
+		v.errf("producer.max_in_flight", "got %d with idempotence: Kafka's idempotent producer allows at most 5", p.MaxInFlight)
+	}
+	if p.Linger < 0 || p.Linger > 900*time.Second {
+		v.errf("producer.linger", "got %v, expected a duration from 0 to 900s", p.Linger)
+	} else if p.Linger%time.Millisecond != 0 {
+		v.errf("producer.linger", "got %v, expected whole milliseconds (linger.ms)", p.Linger)
+	}
+	if p.BatchSize < 1 || p.BatchSize > 1<<30 {
+		v.errf("producer.batch_size", "got %d, expected a size in bytes from 1 to %d", p.BatchSize, 1<<30)
+	}
+	v.enum("producer.compression", p.Compression, []string{"none", "gzip", "snappy", "lz4", "zstd"})
+	v.enum("producer.partitioner", p.Partitioner, partitioner.Names())
+}
+
+// managedProperties are consumer properties the schema sets itself.
+var managedProperties = map[string]string{
+	"session.timeout.ms":                "consumer.session_timeout",
+	"heartbeat.interval.ms":             "consumer.heartbeat_interval",
+	"max.poll.interval.ms":              "consumer.max_poll_interval",
+	"auto.commit.interval.ms":           "consumer.auto_commit_interval",
+	"max.poll.records":                  "consumer.max_poll_records",
+	"group.instance.id":                 "consumer.static_membership",
+	"enable.auto.commit":                "commit_policies",
+	"enable.auto.offset.store":          "commit_policies",
+	"partition.assignment.strategy":     "strategies",
+	"group.protocol":                    "strategies",
+	"group.remote.assignor":             "strategies",
+	"group.id":                          "the harness (one group per cell)",
+	"bootstrap.servers":                 "--bootstrap",
+	"group.consumer.session.timeout.ms": "consumer.session_timeout",
+}
+
+func (v *validator) consumer() {
+	c := v.s.Consumer
+	if c.Members < 1 || c.Members > MaxMembers {
+		v.errf("consumer.members", "got %d, expected a group size from 1 to %d", c.Members, MaxMembers)
+	}
+	pr := c.Processing
+	if pr.Cost < 0 {
+		v.errf("consumer.processing.cost", "got %v, expected a duration >= 0", pr.Cost)
+	}
+	if v.enum("consumer.processing.distribution", pr.Distribution, []string{CostFixed, CostUniform, CostExponential}) {
+		if v.s.set("consumer.processing.jitter") && pr.Distribution != CostUniform {
+			v.errf("consumer.processing.jitter", "set, but the distribution is %s: jitter applies to uniform only", pr.Distribution)
+		}
+		if pr.Distribution == CostUniform && (pr.Jitter < 0 || pr.Jitter > pr.Cost) {
+			v.errf("consumer.processing.jitter", "got %v, expected from 0 to the cost (%v): costs are cost +- jitter", pr.Jitter, pr.Cost)
+		}
+	}
+	if c.MaxPollRecords < 1 || c.MaxPollRecords > 1_000_000 {
+		v.errf("consumer.max_poll_records", "got %d, expected a number of records from 1 to 1000000", c.MaxPollRecords)
+	}
+	ms := func(field string, d time.Duration) {
+		if d <= 0 {
+			v.errf(field, "got %v, expected a duration > 0", d)
+		} else if d%time.Millisecond != 0 {
+			v.errf(field, "got %v, expected whole milliseconds", d)
+		}
+	}
+	ms("consumer.session_timeout", c.SessionTimeout)
+	ms("consumer.heartbeat_interval", c.HeartbeatInterval)
+	ms("consumer.max_poll_interval", c.MaxPollInterval)
+	ms("consumer.auto_commit_interval", c.AutoCommitInterval)
+	if c.HeartbeatInterval > 0 && c.HeartbeatInterval >= c.SessionTimeout {
+		v.errf("consumer.heartbeat_interval", "%v is not below session_timeout %v: Kafka requires heartbeat.interval.ms < session.timeout.ms (a third of it is usual)", c.HeartbeatInterval, c.SessionTimeout)
+	}
+	for _, k := range sortedKeys(c.Properties) {
+		if by, ok := managedProperties[k]; ok {
+			v.errf("consumer.properties."+k, "set by %s: expected it there, not as a property", by)
+		}
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// names checks a list of names: known, no repeats, not empty.
+func (v *validator) names(field string, got, allowed []string) {
+	if len(got) == 0 {
+		v.errf(field, "empty: expected one or more of %s", oneOf(allowed))
+	}
+	seen := map[string]bool{}
+	for i, n := range got {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if !v.s.set(f) {
+			f = field
+		}
+		if seen[n] {
+			v.errf(f, "%q is listed twice", n)
+		}
+		seen[n] = true
+		v.enum(f, n, allowed)
+	}
+}
+
+func (v *validator) matrix() {
+	s := v.s
+	v.names("strategies", s.Strategies, AllStrategies)
+	v.names("commit_policies", s.CommitPolicies, AllCommitPolicies)
+	if s.set("clients") {
+		v.names("clients", s.Clients, AllClients)
+		if slices.Contains(s.Strategies, "sticky") && slices.Contains(s.Clients, ClientConfluent) {
+			v.errf("clients", "sticky on confluent: librdkafka has no eager sticky assignor (only cooperative-sticky); run sticky on franz, e.g. clients: [franz], or leave clients out (sticky then runs on franz)")
+		}
+	}
+}
+
+func (v *validator) broker() {
+	b := v.s.Broker
+	if b.Brokers != 1 && b.Brokers != 3 {
+		v.errf("broker.brokers", "got %d, expected 1 or 3", b.Brokers)
+	}
+	for _, k := range sortedKeys(b.Config) {
+		if strings.TrimSpace(k) != k || k == "" {
+			v.errf("broker.config", "property name %q: expected a Kafka broker property name", k)
+		}
+	}
+	c := v.s.Consumer
+	classic, consumer := false, false
+	for _, st := range v.s.Strategies {
+		if IsConsumerProtocol(st) {
+			consumer = true
+		} else {
+			classic = true
+		}
+	}
+	if consumer {
+		for _, k := range []string{"group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms"} {
+			if _, ok := b.Config[k]; ok {
+				v.errf("broker.config."+k, "set from consumer.session_timeout and consumer.heartbeat_interval for the consumer-* strategies: set those instead")
+			}
+		}
+	}
+	bound := func(key string, def int, isMin bool, val time.Duration, what string) {
+		raw, ok := b.Config[key]
+		n := def
+		if ok {
+			var err error
+			if n, err = strconv.Atoi(raw); err != nil {
+				v.errf("broker.config."+key, "got %q, expected an integer (milliseconds)", raw)
+				return
+			}
+		} else {
+			return // derived by BrokerSettings
+		}
+		ms := int(val / time.Millisecond)
+		if (isMin && ms < n) || (!isMin && ms > n) {
+			v.errf("broker.config."+key, "%d ms does not allow %s %v", n, what, val)
+		}
+	}
+	if classic {
+		bound("group.min.session.timeout.ms", 6000, true, c.SessionTimeout, "consumer.session_timeout")
+		bound("group.max.session.timeout.ms", 1800000, false, c.SessionTimeout, "consumer.session_timeout")
+	}
+	if consumer {
+		bound("group.consumer.min.session.timeout.ms", 45000, true, c.SessionTimeout, "consumer.session_timeout")
+		bound("group.consumer.max.session.timeout.ms", 60000, false, c.SessionTimeout, "consumer.session_timeout")
+		bound("group.consumer.min.heartbeat.interval.ms", 5000, true, c.HeartbeatInterval, "consumer.heartbeat_interval")
+		bound("group.consumer.max.heartbeat.interval.ms", 15000, false, c.HeartbeatInterval, "consumer.heartbeat_interval")
+	}
+}
+
+// BrokerSettings returns the broker properties of a local cluster for this
+// workload: broker.config, plus what the consumer section implies for the
+// broker. Under the consumer protocol (consumer-* strategies) session and
+// heartbeat timings are broker settings, group.consumer.session.timeout.ms
+// and group.consumer.heartbeat.interval.ms, set from consumer.session_timeout
+// and consumer.heartbeat_interval; the bounds the broker checks them against
+// (group.consumer.min/max.*, group.min/max.session.timeout.ms for classic
+// groups) are widened to admit them when broker.config leaves them unset.
+// An external cluster must already have equivalent settings.
+func (s *Spec) BrokerSettings() map[string]string {
+	out := map[string]string{}
+	for k, v := range s.Broker.Config {
+		out[k] = v
+	}
+	c := s.Consumer
+	session, heartbeat := int(c.SessionTimeout/time.Millisecond), int(c.HeartbeatInterval/time.Millisecond)
+	setIf := func(key string, cond bool, val int) {
+		if _, given := out[key]; !given && cond {
+			out[key] = strconv.Itoa(val)
+		}
+	}
+	classic, consumer := false, false
+	for _, st := range s.Strategies {
+		if IsConsumerProtocol(st) {
+			consumer = true
+		} else {
+			classic = true
+		}
+	}
+	if classic {
+		setIf("group.min.session.timeout.ms", session < 6000, session)
+		setIf("group.max.session.timeout.ms", session > 1800000, session)
+	}
+	if consumer {
+		out["group.consumer.session.timeout.ms"] = strconv.Itoa(session)
+		out["group.consumer.heartbeat.interval.ms"] = strconv.Itoa(heartbeat)
+		setIf("group.consumer.min.session.timeout.ms", session < 45000, session)
+		setIf("group.consumer.max.session.timeout.ms", session > 60000, session)
+		setIf("group.consumer.min.heartbeat.interval.ms", heartbeat < 5000, heartbeat)
+		setIf("group.consumer.max.heartbeat.interval.ms", heartbeat > 15000, heartbeat)
+	}
+	return out
+}
