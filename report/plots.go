@@ -252,13 +252,15 @@ func representatives(r *Run) []labelled {
 	return out
 }
 
-// series turns timeline bins into at most maxPoints points per second.
-func series(tl check.Timeline, counts []int64, perSecond bool, maxPoints int) plotter.XYs {
+// series turns timeline bins into at most maxPoints points: a rate
+// (perSecond) averaged over at least minSpanMs, or a level (the last value
+// of each span).
+func series(tl check.Timeline, counts []int64, perSecond bool, maxPoints int, minSpanMs float64) plotter.XYs {
 	n := len(counts)
 	if n == 0 {
 		return nil
 	}
-	f := (n + maxPoints - 1) / maxPoints
+	f := max((n+maxPoints-1)/maxPoints, int(math.Ceil(minSpanMs/tl.BinMs)), 1)
 	binS := tl.BinMs / 1000
 	var xys plotter.XYs
 	for i := 0; i < n; i += f {
@@ -289,15 +291,12 @@ func timelineFigure(name, title string, cells []labelled) (*Figure, error) {
 	for i, lc := range cells {
 		s := lc.c.S
 		tl := s.Timeline
-		thr := series(tl, tl.Processed, true, 600)
-		lag := series(tl, tl.Lag, false, 600)
-		left := newPlot(lc.label, "", "records/s processed")
-		right := newPlot("", "", "lag (records)")
+		thr := series(tl, tl.Processed, true, 600, 1000) // a rate: over a second at least
+		lag := series(tl, tl.Lag, false, 600, 0)
+		left := newPlot(lc.label, "", "records/s processed (1 s mean)")
+		right := newPlot("lag", "", "records")
 		if i == len(cells)-1 {
 			left.X.Label.Text, right.X.Label.Text = "seconds since the start of the cell", "seconds since the start of the cell"
-		}
-		if len(cells) == 1 {
-			left.Title.Text = title
 		}
 		for k, pl := range []struct {
 			p   *plot.Plot
@@ -815,8 +814,8 @@ func (percentileTicks) Ticks(lo, hi float64) []plot.Tick {
 func latencyLines(p *plot.Plot, label string, l check.LatencySummary, ci int, dashed bool) error {
 	var xys plotter.XYs
 	for _, pt := range l.Percentiles {
-		if pt.P > 99.99 {
-			continue
+		if pt.P < 50 || pt.P > 99.99 {
+			continue // the axis runs from the median: gonum widens it to the data
 		}
 		xys = append(xys, plotter.XY{X: pt.P, Y: math.Max(pt.Ms, 0.001)})
 	}
