@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -21,48 +22,68 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 var cases = []string{"kill-eager", "clean-cooperative", "loss-at-least-once", "partial-run", "at-most-once-duplicate",
 	"zombie-pause", "add-partitions", "unplanned-rebalance"}
 
-// testRun copies the cells into a temporary run folder and loads it,
-// analysing every cell.
+// sharedRun is the run every test reads: the cells copied into a
+// temporary run folder and analysed once (TestMain).
+var sharedRun *Run
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	root, err := os.MkdirTemp("", "report-test-")
+	if err != nil {
+		panic(err)
+	}
+	sharedRun, err = makeRun(filepath.Join(root, "20260101T000000Z-known-answers"))
+	code := 1
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(root)
+	os.Exit(code)
+}
+
 func testRun(t *testing.T) *Run {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "20260101T000000Z-known-answers")
+	return sharedRun
+}
+
+// makeRun copies the cells into a run folder and loads it, analysing
+// every cell.
+func makeRun(dir string) (*Run, error) {
 	for _, c := range cases {
 		src := filepath.Join("..", "internal", "check", "testdata", c)
 		dst := filepath.Join(dir, c)
 		if err := os.MkdirAll(filepath.Join(dst, "history"), 0o755); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		b, err := os.ReadFile(filepath.Join(src, "cell.json"))
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if c == "partial-run" {
 			var m map[string]any
 			if err := json.Unmarshal(b, &m); err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			m["iteration"] = 1
 			b, _ = json.Marshal(m)
 		}
 		if err := os.WriteFile(filepath.Join(dst, "cell.json"), b, 0o644); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		hs, _ := filepath.Glob(filepath.Join(src, "history", "*.jsonl"))
 		for _, h := range hs {
 			b, err := os.ReadFile(h)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			if err := os.WriteFile(filepath.Join(dst, "history", filepath.Base(h)), b, 0o644); err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 		}
 	}
-	r, err := Load(dir, LoadOptions{Analyze: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return Load(dir, LoadOptions{Analyze: true})
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -128,48 +149,6 @@ func TestHTMLGolden(t *testing.T) {
 	golden(t, "report.html", b.Bytes())
 }
 
-// TestFigures renders every figure of the run as PNG and SVG: one of each
-// side-by-side figure and six per cell, every PNG the size asked for.
-func TestFigures(t *testing.T) {
-	r := testRun(t)
-	figs, err := Figures(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := len(sideBySideFigures) + 6*len(r.Cells); len(figs) != want {
-		t.Errorf("%d figures, want %d", len(figs), want)
-	}
-	names := map[string]bool{}
-	for _, f := range figs {
-		if names[f.Name] {
-			t.Errorf("two figures named %s", f.Name)
-		}
-		names[f.Name] = true
-		var pb, sb bytes.Buffer
-		if err := f.PNG(&pb); err != nil {
-			t.Fatalf("%s: %v", f.Name, err)
-		}
-		img, err := png.Decode(&pb)
-		if err != nil {
-			t.Fatalf("%s: %v", f.Name, err)
-		}
-		if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != int(f.W.Dots(96)+0.5) || h != int(f.H.Dots(96)+0.5) {
-			t.Errorf("%s: %dx%d pixels, want %.0fx%.0f", f.Name, w, h, f.W.Dots(96), f.H.Dots(96))
-		}
-		if err := f.SVG(&sb); err != nil {
-			t.Fatalf("%s: %v", f.Name, err)
-		}
-		if !bytes.HasPrefix(bytes.TrimSpace(sb.Bytes()), []byte("<?xml")) || !bytes.Contains(sb.Bytes(), []byte("<svg")) {
-			t.Errorf("%s: not an SVG document", f.Name)
-		}
-	}
-	for _, ref := range sideBySideFigures {
-		if !names[ref.name] {
-			t.Errorf("no side-by-side figure %s", ref.name)
-		}
-	}
-}
-
 // TestWriteAll writes the whole report into the run folder: report.md
 // links figures that exist, report.html embeds every figure.
 func TestWriteAll(t *testing.T) {
@@ -194,9 +173,48 @@ func TestWriteAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	figs, _ := Figures(r)
+	figs, err := Figures(r)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if n := bytes.Count(page, []byte(`src="data:image/svg+xml;base64,`)); n != len(figs) {
 		t.Errorf("report.html embeds %d figures, want %d", n, len(figs))
+	}
+	// Every figure: one of each side by side, six per cell, as a PNG of
+	// the size asked for and an SVG document.
+	if want := len(sideBySideFigures) + 6*len(r.Cells); len(figs) != want {
+		t.Errorf("%d figures, want %d", len(figs), want)
+	}
+	names := map[string]bool{}
+	for _, f := range figs {
+		if names[f.Name] {
+			t.Errorf("two figures named %s", f.Name)
+		}
+		names[f.Name] = true
+		pf, err := os.Open(filepath.Join(r.Dir, PlotDir, f.Name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(pf)
+		pf.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != int(f.W.Dots(96)+0.5) || h != int(f.H.Dots(96)+0.5) {
+			t.Errorf("%s: %dx%d pixels, want %.0fx%.0f", f.Name, w, h, f.W.Dots(96), f.H.Dots(96))
+		}
+		svg, err := os.ReadFile(filepath.Join(r.Dir, PlotDir, f.Name+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || !bytes.Contains(svg, []byte("<svg")) {
+			t.Errorf("%s: not an SVG document", f.Name)
+		}
+	}
+	for _, ref := range sideBySideFigures {
+		if !names[ref.name] {
+			t.Errorf("no side-by-side figure %s", ref.name)
+		}
 	}
 	if bytes.Contains(page, []byte(`src="http`)) || bytes.Contains(page, []byte(`href="http`)) {
 		t.Error("report.html refers to something outside itself")

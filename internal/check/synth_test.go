@@ -43,7 +43,7 @@ func randomConfig(rng *rand.Rand, seed int64) synth.Config {
 // simulation made.
 func TestSyntheticClean(t *testing.T) {
 	rng := rand.New(rand.NewSource(20260101))
-	for i := range 40 {
+	for i := range 25 {
 		cfg := randomConfig(rng, int64(i+1))
 		dir := filepath.Join(t.TempDir(), "cell")
 		exp, err := synth.Write(dir, cfg)
@@ -94,7 +94,7 @@ func TestSyntheticClean(t *testing.T) {
 // the kills around them.
 func TestSyntheticInjected(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	for i := range 30 {
+	for i := range 20 {
 		cfg := randomConfig(rng, int64(100+i))
 		cfg.Lost, cfg.Reorders, cfg.ProducerDups = rng.Intn(6), rng.Intn(6), rng.Intn(6)
 		dir := filepath.Join(t.TempDir(), "cell")
