@@ -202,7 +202,7 @@ ul.examples { margin: 2px 0 6px; color: var(--muted); font-size: 13px; }
 <tr><th></th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td>{{.Label}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
-<p class="note">Pauses, group stops, recovery and movement count every disruption except those of the warmup (members joining at start). Latency is produce-to-process, from the intended send time. Values of repeated cells are medians. Definitions: docs/summary.md.</p>
+<p class="note">Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Values of repeated cells are medians. Definitions: docs/summary.md.</p>
 
 {{range .Figures}}<figure>{{.Img false}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}

@@ -138,7 +138,7 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 		gs := r.Groups[i:min(i+columnsPerTable, len(r.Groups))]
 		summaryTable(e, gs)
 	}
-	e.printf("Pauses, group stops, recovery and movement count every disruption except those of the warmup (members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
+	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
 	if plotDir != "" {
 		e.printf("Figures: ")
 		for i, f := range sideBySideFigures {

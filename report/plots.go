@@ -406,7 +406,7 @@ func emptyPlot(title, why string) *plot.Plot {
 func headlinePauses(s *check.Summary) []float64 {
 	warm := map[int]bool{}
 	for _, d := range s.Disruptions {
-		if d.Phase == "warmup" {
+		if check.PreSteady(d.Phase) {
 			warm[d.ID] = true
 		}
 	}
@@ -905,7 +905,7 @@ func movesFigure(r *Run) (*Figure, error) {
 			var mv, mn float64
 			n := 0
 			for _, d := range c.S.Disruptions {
-				if d.MovementKnown && d.MovementIn == 0 && d.Phase != "warmup" {
+				if d.MovementKnown && d.MovementIn == 0 && !check.PreSteady(d.Phase) {
 					mv += float64(d.Moved)
 					mn += float64(d.MinMoves)
 					n++

@@ -51,7 +51,7 @@ func (s *latencyState) init() {
 }
 
 func (s *latencyState) record(a *analyzer, e *history.Event) {
-	if e.IntendedT == 0 || a.phase == "warmup" {
+	if e.IntendedT == 0 || PreSteady(a.phase) {
 		return
 	}
 	us := (e.T - e.IntendedT) / 1000

@@ -61,9 +61,15 @@ func (a *analyzer) endT() int64 {
 }
 
 // headline reports whether a disruption counts in the cell's headline
-// figures: every disruption except those that began in warmup (members
-// joining at start).
-func (d *disruption) headline() bool { return d.out.Phase != "warmup" }
+// figures: every disruption except those that began before the steady
+// phase (members joining at start).
+func (d *disruption) headline() bool { return !PreSteady(d.out.Phase) }
+
+// PreSteady reports whether a phase comes before the steady state: the
+// driver's start (members joining) and warmup. Disruptions that begin
+// then are listed but left out of the headline figures, and latency is
+// not recorded then.
+func PreSteady(phase string) bool { return phase == "start" || phase == "warmup" }
 
 func (a *analyzer) finishDisruptions(s *Summary) {
 	end := a.endT()
@@ -158,7 +164,7 @@ func (a *analyzer) pauseResult(s *Summary) {
 	g := &s.GroupStop
 	g.Check = Check{Verdict: Valid, Expect: "measured: eager protocols stop the group, incremental ones should not"}
 	for _, d := range s.Disruptions {
-		if d.Phase == "warmup" {
+		if PreSteady(d.Phase) {
 			continue
 		}
 		if d.GroupStopMs > 0 {
@@ -194,7 +200,7 @@ func (a *analyzer) recoveryResult(s *Summary) {
 			d.RecoveryMs, d.RecoveryNote = a.tl.recovery(d.StartT, d.EndT, stop,
 				int64(a.opts.BaselineWindow), int64(a.opts.RateWindow), a.opts.RecoveryFraction)
 		}
-		if d.Phase == "warmup" {
+		if PreSteady(d.Phase) {
 			continue
 		}
 		if d.RecoveryMs != nil {

@@ -262,7 +262,8 @@ type PartitionPause struct {
 type PauseResult struct {
 	Check
 	// Headline statistics, over the pauses of every disruption that did
-	// not start in the warmup phase, finished ones only.
+	// not start before the steady phase (start, warmup), finished ones
+	// only.
 	Stats            Stats   `json:"stats"`
 	PartitionSeconds float64 `json:"partition_seconds"`
 	Idle             int     `json:"idle"`
