@@ -133,9 +133,7 @@ func WriteHTML(w io.Writer, r *Run, figures []Embedded) error {
 			case d.MovementKnown:
 				hd.Moved = fmt.Sprintf("%d / %d", d.Moved, d.MinMoves)
 			}
-			if d.IdlePartitions > 0 || d.UnfinishedPartitions > 0 {
-				hd.Partitions += fmt.Sprintf(" (%d idle, %d unfinished)", d.IdlePartitions, d.UnfinishedPartitions)
-			}
+			hd.Partitions = partitionsText(d)
 			hc.Disruptions = append(hc.Disruptions, hd)
 		}
 		for _, f := range s.Findings {

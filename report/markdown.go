@@ -47,9 +47,9 @@ func (r *Run) Title() string {
 
 // Subtitle returns the one-line description under the title.
 func (r *Run) Subtitle() string {
-	parts := []string{fmt.Sprintf("%d cells", len(r.Cells))}
+	parts := []string{plural(len(r.Cells), "cell")}
 	if len(r.Groups) != len(r.Cells) {
-		parts[0] = fmt.Sprintf("%d cells in %d groups", len(r.Cells), len(r.Groups))
+		parts[0] += " in " + plural(len(r.Groups), "group")
 	}
 	if m := r.Meta; m != nil {
 		parts = append(parts, fmt.Sprintf("seed %d", m.Seed))
@@ -265,10 +265,7 @@ func cellSection(e *ewriter, c *Cell) {
 			case d.MovementKnown:
 				moved = fmt.Sprintf("%d / %d", d.Moved, d.MinMoves)
 			}
-			parts := fmt.Sprint(d.Partitions)
-			if d.IdlePartitions > 0 || d.UnfinishedPartitions > 0 {
-				parts += fmt.Sprintf(" (%d idle, %d unfinished)", d.IdlePartitions, d.UnfinishedPartitions)
-			}
+			parts := partitionsText(d)
 			e.printf("| %d | %s | %s | %s | %s | %s | %.2f | %s | %s | %s (%s) | %s |\n",
 				d.ID, escapePipes(DisruptionLabel(d)), d.Phase, window, pause, parts, d.PartitionSeconds,
 				FormatMs(d.GroupStopMs), recovery, formatCount(float64(d.Duplicates)), formatCount(float64(d.UncommittedBound)), moved)
@@ -384,4 +381,28 @@ func SummaryTable(w io.Writer, r *Run) error {
 	}
 	e.printf("verdict: %s\n", r.Verdict)
 	return e.flush()
+}
+
+// partitionsText is a disruption's affected partitions: "12", "12 (3
+// idle)", "4 (1 unfinished)".
+func partitionsText(d check.Disruption) string {
+	var extra []string
+	if d.IdlePartitions > 0 {
+		extra = append(extra, fmt.Sprintf("%d idle", d.IdlePartitions))
+	}
+	if d.UnfinishedPartitions > 0 {
+		extra = append(extra, fmt.Sprintf("%d unfinished", d.UnfinishedPartitions))
+	}
+	if len(extra) == 0 {
+		return fmt.Sprint(d.Partitions)
+	}
+	return fmt.Sprintf("%d (%s)", d.Partitions, strings.Join(extra, ", "))
+}
+
+// plural returns "1 cell", "2 cells".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
