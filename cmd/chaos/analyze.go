@@ -3,10 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"time"
 
+	"github.com/chaosbench/chaosbench/assign"
 	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/report"
 )
@@ -29,10 +32,11 @@ func init() {
 	register("analyze", "run the checkers over a saved run: summary.json for every cell", runAnalyze)
 }
 
-// checkFlags are the analysis options analyze and report share.
+// checkFlags are the analysis options analyze, report and compare share.
 type checkFlags struct {
 	grace, baseline, rateWindow time.Duration
 	examples                    int
+	oracle                      bool
 }
 
 func (c *checkFlags) register(fs *flag.FlagSet) {
@@ -40,6 +44,7 @@ func (c *checkFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.baseline, "baseline", 10*time.Second, "how far before a disruption the rate and lag it must recover to are measured")
 	fs.DurationVar(&c.rateWindow, "rate-window", time.Second, "the trailing window of the processing rate the recovery compares")
 	fs.IntVar(&c.examples, "examples", 5, "examples kept per anomaly")
+	fs.BoolVar(&c.oracle, "oracle", true, "also check every assignment against the strategy's model (package assign), in the same pass")
 }
 
 func (c *checkFlags) options() (check.Options, error) {
@@ -49,7 +54,81 @@ func (c *checkFlags) options() (check.Options, error) {
 	if c.examples < 1 {
 		return check.Options{}, cli.Usagef("-examples: %d (expected 1 or more)", c.examples)
 	}
-	return check.Options{MaxExamples: c.examples, RebalanceGrace: c.grace, BaselineWindow: c.baseline, RateWindow: c.rateWindow}, nil
+	o := check.Options{MaxExamples: c.examples, RebalanceGrace: c.grace, BaselineWindow: c.baseline, RateWindow: c.rateWindow}
+	if c.oracle {
+		o.Also = assignOracle(c.examples)
+	}
+	return o, nil
+}
+
+// oracleVerdicts says what each kind of the assignment oracle's findings
+// does to a cell (docs/summary.md): a partition handed to a member while
+// another live member still owned it breaks the group protocol; the
+// others say the strategy behaved otherwise than its model, which is
+// worth seeing but says nothing about the records.
+var oracleVerdicts = map[string]check.Verdict{
+	"handed_over_while_owned": check.Invalid,
+	"differs_from_model":      check.Valid,
+	"unbalanced":              check.Valid,
+	"not_sticky":              check.Valid,
+}
+
+// assignOracle runs assign.CheckHistory in the analyser's pass and turns
+// its report into findings, one per kind, with capped examples. Cells of a
+// strategy the oracle does not model get no findings.
+func assignOracle(maxExamples int) check.Also {
+	return func(cell check.CellInfo, events iter.Seq[*history.Event]) ([]check.Finding, error) {
+		if _, err := assign.Lookup(cell.Strategy); err != nil {
+			return nil, nil // the analyser reads the rest of the history
+		}
+		rep, err := assign.CheckHistory(cell.Strategy, cell.Topic, cell.Partitions, events)
+		if err != nil {
+			return nil, err
+		}
+		byKind := map[string]*check.Finding{}
+		var kinds []string
+		for _, f := range rep.Findings {
+			cf := byKind[f.Kind]
+			if cf == nil {
+				v, ok := oracleVerdicts[f.Kind]
+				if !ok {
+					v = check.Unknown // a kind this build does not know
+				}
+				cf = &check.Finding{Checker: "assign", Kind: f.Kind, Verdict: v}
+				byKind[f.Kind] = cf
+				kinds = append(kinds, f.Kind)
+			}
+			cf.Count++
+			if len(cf.Examples) < maxExamples {
+				gen := f.Gen
+				cf.Examples = append(cf.Examples, check.Example{T: f.T, Generation: &gen, Members: f.Members, Partitions: f.Partitions, Detail: f.Detail})
+			}
+		}
+		out := make([]check.Finding, 0, len(kinds))
+		for _, k := range kinds {
+			f := byKind[k]
+			f.Message = fmt.Sprintf("%s, against the %s strategy's model (%d settled points checked, %d skipped as unsettled)",
+				oracleKindText(k, f.Count), cell.Strategy, rep.Settled, rep.Unsettled)
+			out = append(out, *f)
+		}
+		return out, nil
+	}
+}
+
+func oracleKindText(kind string, n int64) string {
+	what := map[string]string{
+		"handed_over_while_owned": "partition handed to a member while another live member owned it",
+		"differs_from_model":      "assignment that differs from the model's",
+		"unbalanced":              "unbalanced assignment",
+		"not_sticky":              "rebalance that moved more partitions than needed",
+	}[kind]
+	if what == "" {
+		what = kind
+	}
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d × %s", n, what)
 }
 
 // failOn is the -fail-on flag: which run verdicts exit with status 1.

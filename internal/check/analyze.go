@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sort"
 	"time"
 
@@ -42,7 +43,15 @@ type Options struct {
 	// double in width whenever they would exceed MaxBins (default 4096).
 	BinWidth time.Duration
 	MaxBins  int
+	// Also is another checker that reads the same pass over the history:
+	// it consumes the events it is given (in time order, each valid until
+	// the next) and returns its findings, which are added to the summary
+	// (AddFindings). The assignment oracle of package assign is one.
+	Also Also
 }
+
+// Also is a checker run in the analyser's pass (Options.Also).
+type Also func(cell CellInfo, events iter.Seq[*history.Event]) ([]Finding, error)
 
 func (o Options) withDefaults() Options {
 	if o.MaxExamples <= 0 {
@@ -116,10 +125,52 @@ func Analyze(src Source, cell CellInfo, opts Options) (*Summary, error) {
 }
 
 func (a *analyzer) run(src Source) (*Summary, error) {
+	var findings []Finding
+	var err error
+	if a.opts.Also != nil {
+		// The other checker drives the pass; every event it is given has
+		// been observed here first.
+		var passErr error
+		events := func(yield func(*history.Event) bool) {
+			for {
+				e, err := a.next(src)
+				if e == nil {
+					passErr = err
+					return
+				}
+				if !yield(e) {
+					return
+				}
+			}
+		}
+		findings, err = a.opts.Also(a.cell, events)
+		if err == nil {
+			err = passErr
+		}
+	}
+	for err == nil {
+		// The rest of the history (all of it without another checker).
+		var e *history.Event
+		if e, err = a.next(src); e == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := a.finish()
+	s.AddFindings(findings...)
+	return s, nil
+}
+
+// next reads and observes the next event: nil and a nil error at the
+// end, nil and the error if the source fails. Unreadable lines are
+// counted and skipped.
+func (a *analyzer) next(src Source) (*history.Event, error) {
 	for {
 		e, err := src.Next()
 		if err == io.EOF {
-			break
+			return nil, nil
 		}
 		if err != nil {
 			var le *history.LineError
@@ -135,8 +186,8 @@ func (a *analyzer) run(src Source) (*Summary, error) {
 		if err := a.observe(e); err != nil {
 			return nil, err
 		}
+		return e, nil
 	}
-	return a.finish(), nil
 }
 
 func newAnalyzer(cell CellInfo, opts Options) *analyzer {
