@@ -107,7 +107,7 @@ func WriteHTML(w io.Writer, r *Run, figures []Embedded) error {
 			pg.Figures = append(pg.Figures, f)
 		}
 	}
-	for i, c := range r.Cells {
+	for i, c := range r.ordered() {
 		s := c.S
 		hc := htmlCell{ID: fmt.Sprintf("cell-%d", i+1), Name: cellName(c), Verdict: VerdictText(s.Verdict), VerdictClass: verdictClass(s.Verdict),
 			Guarantee: s.Guarantee, Folder: c.Rel, Partial: !s.Cell.Complete, Reasons: s.VerdictReasons}

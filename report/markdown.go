@@ -150,7 +150,7 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 		e.printf("\n\n")
 	}
 	findingsSection(e, r)
-	for _, c := range r.Cells {
+	for _, c := range r.ordered() {
 		cellSection(e, c)
 	}
 	return e.flush()
@@ -205,7 +205,7 @@ func findingsSection(e *ewriter, r *Run) {
 	}
 	e.printf("## Findings\n\n")
 	e.printf("| cell | checker | kind | count | effect | what |\n|---|---|---|---:|---|---|\n")
-	for _, c := range r.Cells {
+	for _, c := range r.ordered() {
 		for _, f := range c.S.Findings {
 			e.printf("| %s | %s | %s | %s | %s | %s |\n", cellName(c), f.Checker, f.Kind, formatCount(float64(f.Count)), f.Verdict, escapePipes(f.Message))
 		}
@@ -405,4 +405,14 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// ordered returns the cells in the order of the groups (strategies as
+// design.md lists them), iterations in order.
+func (r *Run) ordered() []*Cell {
+	out := make([]*Cell, 0, len(r.Cells))
+	for _, g := range r.Groups {
+		out = append(out, g.Cells...)
+	}
+	return out
 }

@@ -196,7 +196,7 @@ func Figures(r *Run) ([]*Figure, error) {
 			return nil, err
 		}
 	}
-	for _, c := range r.Cells {
+	for _, c := range r.ordered() {
 		name := CellSlug(c)
 		label := cellName(c)
 		for _, f := range []func() (*Figure, error){

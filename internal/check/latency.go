@@ -92,7 +92,7 @@ func (a *analyzer) catchingUp() bool {
 		return false // caught up, or it stopped nothing: no backlog of its own
 	}
 	if a.lagTotal <= d.lagBefore {
-		d.caughtUp = true
+		d.caughtUp, d.caughtUpT = true, a.stats.LastT
 		return false
 	}
 	return true

@@ -110,6 +110,7 @@ type disruption struct {
 	// window.
 	lagBefore int64
 	caughtUp  bool
+	caughtUpT int64
 }
 
 func (a *analyzer) part(id int32) *partition {
@@ -346,8 +347,26 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
 	d.last = t
 	a.lat.settle(a, t) // the previous disruption's window cannot grow now
-	if lag, ok := a.tl.peakBefore(t, int64(a.opts.BaselineWindow)); ok {
+	// The lag level it must come back to is the steady state's: measured
+	// after the previous disruption caught up, or inherited from it while
+	// it has not.
+	from := t - int64(a.opts.BaselineWindow)
+	var prev *disruption
+	if n := len(a.disr); n > 0 {
+		prev = a.disr[n-1]
+		switch {
+		case len(prev.pauses) == 0:
+			from = max(from, prev.last)
+		case prev.open == 0 && prev.caughtUp:
+			from = max(from, prev.caughtUpT)
+		default:
+			from = t // still disrupted: nothing to measure
+		}
+	}
+	if lag, ok := a.tl.peakBefore(from, t); ok {
 		d.lagBefore = lag
+	} else if prev != nil {
+		d.lagBefore = prev.lagBefore
 	} else {
 		d.lagBefore = a.lagTotal
 	}

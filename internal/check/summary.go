@@ -221,7 +221,11 @@ type Disruption struct {
 	GroupStopMs          float64  `json:"group_stop_ms"`
 	RecoveryMs           *float64 `json:"recovery_ms"`
 	RecoveryNote         string   `json:"recovery_note,omitempty"`
-	Duplicates           int64    `json:"duplicates"`
+	// RateBefore (records per second) and LagBefore are the steady state
+	// the recovery compares with (docs/summary.md).
+	RateBefore float64 `json:"rate_before,omitempty"`
+	LagBefore  int64   `json:"lag_before,omitempty"`
+	Duplicates int64   `json:"duplicates"`
 	// UncommittedBound is the cross-check's bound: the records the failed
 	// owners had processed at or above the group's committed offset.
 	UncommittedBound int64 `json:"uncommitted_bound"`

@@ -116,45 +116,54 @@ func (tl *timeline) result() Timeline {
 	}
 }
 
-// recovery returns the time from start until the group's processing rate
-// is back to frac of its rate before start and the lag back to its level
-// before start, searching from the end of the disruption window (endT) up
-// to the end of traffic (stopT, 0: the end of the timeline). The rate
-// before is the mean over the bins that end within baseline before start;
-// the lag before is the largest lag at the end of those bins; the rate
-// after is the mean over the trailing rateWindow, never reaching back
-// before start.
-func (tl *timeline) recovery(start, endT, stopT, baseline, rateWindow int64, frac float64) (ms *float64, note string) {
-	if len(tl.proc) == 0 {
-		return nil, "empty timeline"
-	}
-	lag := tl.lag
-	w := tl.w
-	binStart := func(i int) int64 { return tl.t0 + int64(i)*w }
-	// Baseline: bins [b0, b1) entirely inside [start-baseline, start).
-	b1 := int((start - tl.t0) / w) // first bin that is not entirely before start
+// baseline is the group's state before a disruption: its processing rate
+// (events per ns) and its lag.
+type baseline struct {
+	rate float64
+	lag  int64
+	ok   bool
+}
+
+// baselineOf measures the bins that end within [from, start) and begin at
+// or after the steady phase (or the first processing): the mean rate and
+// the largest lag at a bin's end. It is not ok without at least rateWindow
+// of such bins with processing in them.
+func (tl *timeline) baselineOf(from, start, rateWindow int64) baseline {
 	floor := tl.steadyT
 	if floor == 0 {
 		floor = tl.firstProcT
 	}
-	b0 := int(ceilDiv(max(start-baseline, floor)-tl.t0, w))
-	b0 = max(b0, 0)
-	if b1 > len(tl.proc) {
-		b1 = len(tl.proc)
-	}
-	if b1 <= b0 {
-		return nil, "no processing before it to compare with"
+	b1 := min(int((start-tl.t0)/tl.w), len(tl.proc)) // the first bin not entirely before start
+	b0 := max(int(ceilDiv(max(from, floor)-tl.t0, tl.w)), 0)
+	if int64(b1-b0)*tl.w < max(rateWindow, tl.w) {
+		return baseline{}
 	}
 	var sum int64
-	lagBefore := int64(math.MinInt64)
+	lag := int64(math.MinInt64)
 	for i := b0; i < b1; i++ {
 		sum += tl.proc[i]
-		lagBefore = max(lagBefore, lag[i])
+		lag = max(lag, tl.lag[i])
 	}
-	rateBefore := float64(sum) / float64(int64(b1-b0)*w)
 	if sum == 0 {
-		return nil, "no processing before it to compare with"
+		return baseline{}
 	}
+	return baseline{rate: float64(sum) / float64(int64(b1-b0)*tl.w), lag: lag, ok: true}
+}
+
+// recovery returns the time from start until the group's processing rate
+// is back to frac of the rate before and the lag back to the lag before
+// (base), searching from the end of the disruption window (endT) up to
+// the end of traffic (stopT, 0: the end of the timeline). The rate after
+// is the mean over the trailing rateWindow, never reaching back before
+// start. The second result is the end of recovery (0 if none).
+func (tl *timeline) recovery(start, endT, stopT, rateWindow int64, frac float64, base baseline) (ms *float64, at int64, note string) {
+	if len(tl.proc) == 0 {
+		return nil, 0, "empty timeline"
+	}
+	if !base.ok {
+		return nil, 0, "no steady processing before it to compare with"
+	}
+	w := tl.w
 	first := int(ceilDiv(start-tl.t0, w)) // first bin starting at or after start
 	k := int(max(rateWindow/w, 1))
 	j0 := max(int((endT-tl.t0)/w), first)
@@ -169,15 +178,17 @@ func (tl *timeline) recovery(start, endT, stopT, baseline, rateWindow int64, fra
 			n += tl.proc[i]
 		}
 		rate := float64(n) / float64(int64(j-lo+1)*w)
-		if rate >= frac*rateBefore && lag[j] <= lagBefore {
-			v := float64(binStart(j+1)-start) / 1e6
-			return &v, ""
+		if rate >= frac*base.rate && tl.lag[j] <= base.lag {
+			end := tl.t0 + int64(j+1)*w
+			v := float64(end-start) / 1e6
+			return &v, end, ""
 		}
 	}
+	what := "the history"
 	if stopT > 0 {
-		return nil, fmt.Sprintf("not recovered before the end of traffic (rate before %.0f/s, lag before %d)", rateBefore*1e9, lagBefore)
+		what = "traffic"
 	}
-	return nil, fmt.Sprintf("not recovered before the end of the history (rate before %.0f/s, lag before %d)", rateBefore*1e9, lagBefore)
+	return nil, 0, fmt.Sprintf("not recovered before the end of %s (rate before %.0f/s, lag before %d)", what, base.rate*1e9, base.lag)
 }
 
 func ceilDiv(a, b int64) int64 {
@@ -188,9 +199,9 @@ func ceilDiv(a, b int64) int64 {
 }
 
 // peakBefore returns the largest lag at any moment of the bins that end
-// within baseline before start (and not before the steady phase); ok is
-// false when there is no such bin.
-func (tl *timeline) peakBefore(start, baseline int64) (lag int64, ok bool) {
+// within [from, start) (and not before the steady phase); ok is false when
+// there is no such bin.
+func (tl *timeline) peakBefore(from, start int64) (lag int64, ok bool) {
 	if len(tl.peak) == 0 {
 		return 0, false
 	}
@@ -199,7 +210,7 @@ func (tl *timeline) peakBefore(start, baseline int64) (lag int64, ok bool) {
 		floor = tl.firstProcT
 	}
 	b1 := min(int((start-tl.t0)/tl.w), len(tl.peak))
-	b0 := max(int(ceilDiv(max(start-baseline, floor)-tl.t0, tl.w)), 0)
+	b0 := max(int(ceilDiv(max(from, floor)-tl.t0, tl.w)), 0)
 	for i := b0; i < b1; i++ {
 		if !ok || tl.peak[i] > lag {
 			lag, ok = tl.peak[i], true
