@@ -20,11 +20,15 @@ import (
 // partition: an overlap) or same_partition (the log itself is out of
 // order).
 type orderState struct {
-	keys map[string]map[string]*keyState // producer -> key -> state
-	n    int64
+	// keys maps producer, then key, to an index in states: one map lookup
+	// and one slice element per record, the fewest cache misses a state
+	// per key allows.
+	keys   map[string]map[string]int32
+	states []keyState
+	n      int64
 
 	lastProducer string
-	lastKeys     map[string]*keyState
+	lastKeys     map[string]int32
 
 	reorders, partChange, zombie, same, producerDups int64
 	// examples by kind: reorder_partition_change, reorder_zombie,
@@ -34,16 +38,38 @@ type orderState struct {
 }
 
 type keyState struct {
-	seqs    intervals
-	maxSeq  int64
-	maxPart int32
-	// maxZombie: the record with the highest seq was processed by a
-	// zombie, which makes the owner's next records look reordered.
+	maxSeq int64
+	// The seqs processed: one run [lo, hi] while they are contiguous (the
+	// usual case, kept inline), all of them in more once they are not.
+	lo, hi int64
+	more   *intervals
+	// maxPart is the partition of the highest seq; maxZombie says a
+	// zombie processed it, which makes the owner's next records look
+	// reordered.
+	maxPart   int32
 	maxZombie bool
 }
 
+// add records seq and reports whether it was new.
+func (k *keyState) add(seq int64) bool {
+	if k.more == nil {
+		switch {
+		case k.hi < k.lo: // empty
+			k.lo, k.hi = seq, seq
+			return true
+		case seq == k.hi+1:
+			k.hi = seq
+			return true
+		case seq >= k.lo && seq <= k.hi:
+			return false
+		}
+		k.more = &intervals{runs: []run{{k.lo, k.hi}}, n: k.hi - k.lo + 1}
+	}
+	return k.more.add(seq)
+}
+
 func (s *orderState) init() {
-	s.keys = map[string]map[string]*keyState{}
+	s.keys = map[string]map[string]int32{}
 	s.ex = map[string][]Example{}
 }
 
@@ -65,18 +91,20 @@ func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Ev
 	if e.Producer != s.lastProducer || byKey == nil {
 		byKey = s.keys[e.Producer]
 		if byKey == nil {
-			byKey = map[string]*keyState{}
+			byKey = map[string]int32{}
 			s.keys[e.Producer] = byKey
 		}
 		s.lastProducer, s.lastKeys = e.Producer, byKey
 	}
-	k := byKey[e.Key]
-	if k == nil {
-		k = &keyState{maxSeq: -1}
-		byKey[e.Key] = k
+	i, ok := byKey[e.Key]
+	if !ok {
+		i = int32(len(s.states))
+		s.states = append(s.states, keyState{maxSeq: -1, lo: 0, hi: -1})
+		byKey[e.Key] = i
 		s.n++
 	}
-	if !k.seqs.add(e.Seq) {
+	k := &s.states[i]
+	if !k.add(e.Seq) {
 		s.producerDups++
 		s.example(a, "producer_duplicate", Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset),
 			Key: e.Key, Seq: ptr(e.Seq), Producer: e.Producer, Detail: "this producer, key and seq were processed before at another offset"})

@@ -31,6 +31,7 @@ type result struct {
 	Mode      string  `json:"mode"`
 	Events    int64   `json:"events"`
 	Seconds   float64 `json:"seconds"`
+	CPU       float64 `json:"cpu_seconds"`
 	PeakRSS   int64   `json:"peak_rss_bytes"`
 	PeakHeap  uint64  `json:"peak_heap_bytes"`
 	HeapAfter uint64  `json:"heap_after_bytes"`
@@ -100,11 +101,12 @@ func run(events int64, dir string) error {
 		}
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			r.PeakRSS = ru.Maxrss * 1024
+			r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 		}
 		results = append(results, r)
 	}
 	base := results[0]
-	fmt.Printf("%-34s %12s %9s %14s %10s %10s %8s\n", "", "events", "seconds", "events/s", "peak RSS", "peak heap", "vs read")
+	fmt.Printf("%-34s %12s %9s %14s %9s %16s %10s %10s %8s\n", "", "events", "seconds", "events/s", "CPU s", "events/CPU-s", "peak RSS", "peak heap", "vs read")
 	names := map[string]string{
 		"merger":   "read: history.Merger",
 		"parallel": "read: check.ParallelSource",
@@ -112,10 +114,10 @@ func run(events int64, dir string) error {
 	}
 	for _, r := range results {
 		rate := float64(r.Events) / r.Seconds
-		fmt.Printf("%-34s %12d %9.2f %14.0f %8.0fMB %8.0fMB %7.2fx\n", names[r.Mode], r.Events, r.Seconds, rate,
-			float64(r.PeakRSS)/1e6, float64(r.PeakHeap)/1e6, rate/(float64(base.Events)/base.Seconds))
+		fmt.Printf("%-34s %12d %9.2f %14.0f %9.2f %16.0f %8.0fMB %8.0fMB %7.2fx\n", names[r.Mode], r.Events, r.Seconds, rate,
+			r.CPU, float64(r.Events)/r.CPU, float64(r.PeakRSS)/1e6, float64(r.PeakHeap)/1e6, rate/(float64(base.Events)/base.Seconds))
 	}
-	fmt.Printf("\n(GOMAXPROCS %d on %d CPUs; the last column is the rate relative to history.Merger alone)\n", runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Printf("\n(GOMAXPROCS %d on %d CPUs; CPU s is user+system time of the measurement's process, a fairer figure on a shared machine;\n the last column is the rate relative to history.Merger alone, measured in this run)\n", runtime.GOMAXPROCS(0), runtime.NumCPU())
 	return nil
 }
 
