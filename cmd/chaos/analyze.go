@@ -9,8 +9,8 @@ import (
 
 	"github.com/chaosbench/chaosbench/assign"
 	"github.com/chaosbench/chaosbench/internal/check"
-	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/report"
 )
 
