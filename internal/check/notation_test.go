@@ -25,7 +25,8 @@ import (
 // latency: intended_t is L ms before the event, or it=V[+K] for an
 // intended_t of V ms from the origin (growing by K per repetition). A key may contain {r},
 // the repetition's number. "T PROC raw TEXT" writes TEXT as a line of
-// PROC's file verbatim (a malformed line). `go test -run TestKnownAnswers -update` writes the
+// PROC's file verbatim (a malformed line); "T PROC rawtail TEXT" writes it
+// as the file's last line, without a newline (a writer cut off). `go test -run TestKnownAnswers -update` writes the
 // history/*.jsonl files the checkers read; the test fails if they are
 // stale.
 
@@ -87,10 +88,11 @@ func expandLine(text string) ([]history.Event, error) {
 		proc = proc[:i]
 	}
 	kind := history.Kind(w[1])
-	if kind == "raw" {
-		// A line written verbatim: a malformed or truncated one.
-		rest := strings.TrimSpace(text[strings.Index(text, " raw")+4:])
-		return []history.Event{{Kind: "raw", T: origin + int64(t*1e6), Proc: proc, Inc: inc, Params: rest}}, nil
+	if kind == "raw" || kind == "rawtail" {
+		// A line written verbatim: a malformed one, or (rawtail) the
+		// file's last, cut off before its newline.
+		rest := strings.TrimSpace(text[strings.Index(text, " "+string(kind))+len(kind)+1:])
+		return []history.Event{{Kind: kind, T: origin + int64(t*1e6), Proc: proc, Inc: inc, Params: rest}}, nil
 	}
 	if !kind.Known() {
 		return nil, fmt.Errorf("unknown kind %q", w[1])
@@ -232,9 +234,16 @@ func writeHistories(dir string, evs []history.Event) error {
 		sort.SliceStable(es, func(i, j int) bool { return es[i].T < es[j].T })
 		var b []byte
 		for i := range es {
-			if es[i].Kind == "raw" {
+			switch es[i].Kind {
+			case "raw":
 				b = append(b, es[i].Params...)
-			} else {
+			case "rawtail":
+				if i != len(es)-1 {
+					return fmt.Errorf("%s: a rawtail line must be the file's last", n)
+				}
+				b = append(b, es[i].Params...)
+				continue // no newline: the writer was cut off
+			default:
 				b = history.AppendJSON(b, &es[i])
 			}
 			b = append(b, '\n')
