@@ -183,7 +183,7 @@ table.summary td:first-child, table.summary th:first-child { text-align: left; }
 table.summary th { text-align: center; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 figure { margin: 12px 0 24px; }
-figure img { max-width: 100%; height: auto; border: 1px solid var(--line); }
+figure img { width: 100%; max-width: 1100px; height: auto; border: 1px solid var(--line); }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
 details { margin: 8px 0; border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; }
 details > summary { cursor: pointer; font-weight: 600; font-size: 15px; }
