@@ -73,7 +73,8 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		CommitPolicy: c.cell.CommitPolicy, Client: c.cell.Client, Iteration: c.iter,
 		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
 		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: processingString(spec.Consumer.Processing),
-		Cluster: c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
+		Producer: producerSettings(spec.Producer),
+		Cluster:  c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
 	if err := c.saveRecord(); err != nil {
@@ -253,6 +254,25 @@ func (c *cellRun) consumerSettings() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// producerSettings are the producer's settings, by Kafka name.
+func producerSettings(p workloads.Producer) map[string]string {
+	rate := "unlimited"
+	if p.Rate > 0 {
+		rate = strconv.FormatFloat(p.Rate, 'f', -1, 64)
+	}
+	return map[string]string{
+		"client":                                p.Client,
+		"partitioner":                           p.Partitioner,
+		"rate":                                  rate,
+		"acks":                                  p.Acks,
+		"enable.idempotence":                    strconv.FormatBool(p.Idempotence),
+		"max.in.flight.requests.per.connection": strconv.Itoa(p.MaxInFlight),
+		"linger.ms":                             strconv.FormatInt(p.Linger.Milliseconds(), 10),
+		"batch.size":                            strconv.Itoa(p.BatchSize),
+		"compression.type":                      p.Compression,
+	}
 }
 
 // memberArgs is the command line of a member incarnation.
