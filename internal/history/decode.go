@@ -14,6 +14,8 @@ import (
 type decoder struct {
 	intern map[string]string
 	buf    []byte // scratch for strings with escapes
+	// last holds, by field, the string the canonical path read last.
+	last [numFields]string
 }
 
 func newDecoder() *decoder { return &decoder{intern: map[string]string{}} }
@@ -58,8 +60,21 @@ func (l *lexer) expect(c byte) error {
 	return nil
 }
 
-// decode parses one line into e (which the caller has reset).
+// decode parses one line into e (which the caller has reset). Lines as
+// Writer writes them take the canonical path; anything else (another
+// field order, whitespace, escapes, unknown fields, a malformed line) is
+// parsed, and its errors reported, by the general decoder.
 func (d *decoder) decode(line []byte, e *Event) error {
+	if d.decodeCanonical(line, e) {
+		return nil
+	}
+	e.Reset()
+	return d.decodeGeneral(line, e)
+}
+
+// decodeGeneral parses one line of any field order and spacing into e
+// (which the caller has reset).
+func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 	l := &lexer{s: line}
 	if err := l.expect('{'); err != nil {
 		return err
