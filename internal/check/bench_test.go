@@ -35,7 +35,7 @@ func perEvent(b *testing.B, events int64) {
 }
 
 // BenchmarkAnalyze measures the analysis of one cell: reading alone
-// (ParallelSource), the checkers alone (on events already in memory),
+// (history.Merger), the checkers alone (on events already in memory),
 // and both (AnalyzeCell, what chaos analyze runs).
 func BenchmarkAnalyze(b *testing.B) {
 	dir, events := benchCell(b)
@@ -46,7 +46,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.Run("read", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			src, err := OpenParallel(paths)
+			src, err := history.OpenMerged(paths...)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -145,3 +145,43 @@ func BenchmarkRead(b *testing.B) {
 		reportCPU(b, cpu, events, "event")
 	})
 }
+
+// BenchmarkReadAll reads every file of the history, one after another,
+// on one goroutine: what decoding costs one core, for comparison with
+// the Merger, which decodes them in parallel.
+func BenchmarkReadAll(b *testing.B) {
+	const events = 200_000
+	dir := b.TempDir()
+	writeBenchHistory(b, dir, events, 8)
+	paths, err := Files(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		n := 0
+		for _, p := range paths {
+			r, err := OpenFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				_, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			r.Close()
+		}
+		if n != events {
+			b.Fatalf("read %d events", n)
+		}
+	}
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	reportCPU(b, cpu, events, "event")
+}
