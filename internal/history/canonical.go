@@ -183,7 +183,7 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 	case fKey:
 		var b []byte
 		if b, i, ok = plainString(s, i); ok {
-			e.Key = d.internBytes(b)
+			e.Key = string(b)
 		}
 	case fSeq:
 		e.Seq, i, ok = plainInt(s, i)

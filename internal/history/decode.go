@@ -9,8 +9,13 @@ import (
 )
 
 // decoder parses history lines into Events without reflection. It interns
-// the strings that repeat (process names, keys, topics), so memory grows
-// with the number of distinct keys, not with the number of events.
+// the strings that repeat from line to line (process names, topics,
+// states), so that they cost neither memory nor time per event. Record
+// keys are not interned: a key is a new small string each time (the
+// garbage collector's cheapest kind of allocation), since a table of
+// every key, consulted for nearly every line, costs more than the
+// allocation does once it outgrows the processor's caches; what a reader
+// keeps of them is what it retains.
 type decoder struct {
 	intern map[string]string
 	buf    []byte // scratch for strings with escapes
@@ -153,7 +158,7 @@ func (d *decoder) field(l *lexer, key []byte, e *Event) error {
 	case "offset":
 		e.Offset, err = l.int()
 	case "key":
-		e.Key, err = d.internString(l)
+		e.Key, err = d.string(l)
 	case "seq":
 		e.Seq, err = l.int()
 	case "producer":
