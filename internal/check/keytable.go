@@ -21,16 +21,27 @@ type keyTable struct {
 	keys   []string // by position in states
 }
 
-// state returns key's state, adding a new one (no seq processed yet)
-// when the key is new. The pointer is valid until the next call.
-func (t *keyTable) state(key string) (k *keyState, added bool) {
+// hash returns key's hash, for state and entry.
+func (t *keyTable) hash(key string) uint64 {
+	w0, w1 := keyWords(key)
+	return keyHash(w0, w1, key)
+}
+
+// keyWords returns key's first 16 bytes, zero-padded.
+func keyWords(key string) (w0, w1 uint64) {
+	var head [16]byte
+	copy(head[:], key)
+	return binary.LittleEndian.Uint64(head[:8]), binary.LittleEndian.Uint64(head[8:])
+}
+
+// state returns the state of key, whose hash is h, adding a new one (no
+// seq processed yet) when the key is new. The pointer is valid until the
+// next call.
+func (t *keyTable) state(key string, h uint64) (k *keyState, added bool) {
 	if len(t.index) == 0 {
 		t.grow(1024)
 	}
-	var head [16]byte
-	copy(head[:], key)
-	w0, w1 := binary.LittleEndian.Uint64(head[:8]), binary.LittleEndian.Uint64(head[8:])
-	h := keyHash(w0, w1, key)
+	w0, w1 := keyWords(key)
 	tag := uint64(uint32(h)) << 32
 	mask := len(t.index) - 1
 	for i := int(h >> t.shift); ; i = (i + 1) & mask {
@@ -55,15 +66,13 @@ func (t *keyTable) state(key string) (k *keyState, added bool) {
 	}
 }
 
-// entry returns the index entry where a lookup of key starts: a first
-// pass over many keys starts their cache misses together (see flush).
-func (t *keyTable) entry(key string) uint64 {
+// entry returns the index entry where a lookup of the key whose hash is
+// h starts: a pass over many keys starts their cache misses together
+// (see flush).
+func (t *keyTable) entry(h uint64) uint64 {
 	if len(t.index) == 0 {
 		return 0
 	}
-	var head [16]byte
-	copy(head[:], key)
-	h := keyHash(binary.LittleEndian.Uint64(head[:8]), binary.LittleEndian.Uint64(head[8:]), key)
 	return t.index[h>>t.shift]
 }
 

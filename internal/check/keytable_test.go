@@ -32,7 +32,7 @@ func TestKeyTableAgreesWithMap(t *testing.T) {
 		default:
 			key = ""
 		}
-		k, added := tab.state(key)
+		k, added := tab.state(key, tab.hash(key))
 		seen, ok := want[key]
 		if added == ok {
 			t.Fatalf("%q: added %v, but it was seen before: %v", key, added, ok)

@@ -94,6 +94,7 @@ type pendingRecord struct {
 	part           int32
 	zombie         bool
 	keys           *keyTable
+	hash           uint64 // the key's hash in keys
 	hint           uint64 // the key's index entry, when it was looked up
 }
 
@@ -118,12 +119,17 @@ func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Ev
 
 // flush checks the pending records, in the order they were processed.
 func (s *orderState) flush(a *analyzer) {
-	// Start every key's fetch before waiting for any: the loads below are
-	// independent, so the processor has many misses in flight at once.
+	// Start every key's fetch before waiting for any: the loads of each
+	// pass below are independent, so the processor has many cache misses
+	// in flight at once, first the keys' index entries, then their states.
 	for i := range s.pending {
 		r := &s.pending[i]
 		r.keys = s.table(r.producer)
-		r.hint = r.keys.entry(r.key)
+		r.hash = r.keys.hash(r.key)
+	}
+	for i := range s.pending {
+		r := &s.pending[i]
+		r.hint = r.keys.entry(r.hash)
 	}
 	for i := range s.pending {
 		r := &s.pending[i]
@@ -152,7 +158,7 @@ func (s *orderState) table(producer string) *keyTable {
 }
 
 func (s *orderState) check(a *analyzer, r *pendingRecord) {
-	k, added := r.keys.state(r.key)
+	k, added := r.keys.state(r.key, r.hash)
 	if added {
 		s.n++
 	}
