@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -79,8 +80,34 @@ var canonicalKeys = [numFields]string{
 // caller has reset) and reports whether it could. When it reports false,
 // e holds a partial event: the caller resets it.
 func (d *decoder) decodeCanonical(s []byte, e *Event) bool {
+	end, ok := d.canonicalObject(s, e)
+	return ok && end == len(s)
+}
+
+// decodeCanonicalLine parses a canonical line at the start of s, which
+// holds more (a read buffer), into e (which the caller has reset). It
+// reports where the line ends, its newline included, and whether it
+// could parse one: a line that is not canonical, or not whole in s, is
+// left to the line-by-line path.
+func (d *decoder) decodeCanonicalLine(s []byte, e *Event) (int, bool) {
+	d.sawParams = false
+	end, ok := d.canonicalObject(s, e)
+	if !ok || end >= len(s) || s[end] != '\n' {
+		return 0, false
+	}
+	// Only a params value may hold whitespace, a newline too: such an
+	// object would span lines, which read one at a time are malformed.
+	if d.sawParams && bytes.IndexByte(s[:end], '\n') >= 0 {
+		return 0, false
+	}
+	return end + 1, true
+}
+
+// canonicalObject parses the canonical object at the start of s into e
+// and returns where it ends.
+func (d *decoder) canonicalObject(s []byte, e *Event) (int, bool) {
 	if len(s) < 2 || s[0] != '{' {
-		return false
+		return 0, false
 	}
 	i := 1
 	if s[i] == '}' {
@@ -90,15 +117,15 @@ func (d *decoder) decodeCanonical(s []byte, e *Event) bool {
 		for {
 			f, ok := matchKey(s, i, next)
 			if !ok {
-				return false
+				return 0, false
 			}
 			i += len(canonicalKeys[f])
 			if i, ok = d.value(s, i, f, e); !ok {
-				return false
+				return 0, false
 			}
 			next = f + 1
 			if i >= len(s) {
-				return false
+				return 0, false
 			}
 			if s[i] == ',' {
 				i++
@@ -108,11 +135,11 @@ func (d *decoder) decodeCanonical(s []byte, e *Event) bool {
 				i++
 				break
 			}
-			return false
+			return 0, false
 		}
 	}
 	// What the general decoder's finish checks: it reports these.
-	return i == len(s) && e.Kind != "" && e.T != 0 && e.Proc != ""
+	return i, e.Kind != "" && e.T != 0 && e.Proc != ""
 }
 
 // keyWords holds each canonical key as two little-endian words and their
@@ -165,7 +192,7 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 		k, i, ok = d.cachedString(s, i, fKind)
 		e.Kind = Kind(k)
 	case fT:
-		e.T, i, ok = plainInt(s, i)
+		e.T, i, ok = d.timestamp(s, i)
 	case fProc:
 		e.Proc, i, ok = d.cachedString(s, i, fProc)
 	case fInc:
@@ -190,11 +217,11 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 	case fProducer:
 		e.Producer, i, ok = d.cachedString(s, i, fProducer)
 	case fIntendedT:
-		e.IntendedT, i, ok = plainInt(s, i)
+		e.IntendedT, i, ok = d.timestamp(s, i)
 	case fSentT:
-		e.SentT, i, ok = plainInt(s, i)
+		e.SentT, i, ok = d.timestamp(s, i)
 	case fRecordT:
-		e.RecordT, i, ok = plainInt(s, i)
+		e.RecordT, i, ok = d.timestamp(s, i)
 	case fPartitions:
 		e.Partitions, i, ok = plainInt32s(s, i, e.Partitions[:0])
 	case fGen:
@@ -233,6 +260,7 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 			return i, false
 		}
 		e.Params, i, ok = string(raw), l.i, true
+		d.sawParams = true
 	case fState:
 		e.State, i, ok = d.cachedString(s, i, fState)
 	case fPhase:
@@ -343,8 +371,31 @@ func plainInt(s []byte, i int) (int64, int, bool) {
 		neg = true
 		i++
 	}
-	start := i
-	var n uint64
+	return plainDigits(s, i, i, 0, neg)
+}
+
+// timestamp parses an integer as plainInt does. The first eight digits
+// of a timestamp in nanoseconds count units of 100 seconds: from one to
+// the next they rarely change, so the last ones read are remembered with
+// their value.
+func (d *decoder) timestamp(s []byte, i int) (int64, int, bool) {
+	if len(s)-i < 8 {
+		return plainInt(s, i)
+	}
+	w := binary.LittleEndian.Uint64(s[i:])
+	if w == d.tsWord {
+		return plainDigits(s, i, i+8, uint64(d.tsValue), false)
+	}
+	n, j, ok := plainInt(s, i)
+	if ok && s[i] != '-' && j-i >= 16 {
+		d.tsWord, d.tsValue = w, parseEight(w)
+	}
+	return n, j, ok
+}
+
+// plainDigits parses the digits of an integer from s[i:] on, the number
+// having started at start with the value n so far.
+func plainDigits(s []byte, start, i int, n uint64, neg bool) (int64, int, bool) {
 	// Eight bytes at a time: each word adds its leading digits (timestamps
 	// have 19, so three words), ending at the first byte that is not one.
 	for len(s)-i >= 8 {
@@ -353,7 +404,7 @@ func plainInt(s []byte, i int) (int64, int, bool) {
 		if k == 8 {
 			n = n*1e8 + uint64(parseEight(w))
 			i += 8
-			if i-start > 16 {
+			if i-start >= 16 {
 				break
 			}
 			continue

@@ -3,8 +3,11 @@ package history
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -369,6 +372,17 @@ func TestPlainInt(t *testing.T) {
 			if ok != wantOK || ok && (got != want || i != len(c)) {
 				t.Fatalf("plainInt(%q) = %d, %d, %v; want %d, %d, %v", s, got, i, ok, want, len(c), wantOK)
 			}
+			// A timestamp reads the same, whether its first eight digits
+			// are those of the one before it or not.
+			for _, before := range []string{c, "1800000000000000000", "1" + c} {
+				d := newDecoder()
+				b := []byte(before + ",                ")
+				d.timestamp(b, 0)
+				tg, ti, tok := d.timestamp(s, 0)
+				if tok != ok || tg != got || ti != i {
+					t.Fatalf("timestamp(%q) after %q = %d, %d, %v; plainInt: %d, %d, %v", s, before, tg, ti, tok, got, i, ok)
+				}
+			}
 		}
 	}
 }
@@ -391,4 +405,96 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%q\n%s", line, diff)
 		}
 	})
+}
+
+// TestFileReaderMatchesLines: a file of mixed lines (the writer's, lines
+// mutated away from it, blank ones, \r\n endings, a params value that
+// spans two lines, lines longer than the read buffer, a cut-off end)
+// reads as its lines do one by one through the general decoder: the same
+// events, the same errors at the same line numbers.
+func TestFileReaderMatchesLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	dir := t.TempDir()
+	for round := range 30 {
+		var b bytes.Buffer
+		for range 200 + r.IntN(800) {
+			e := randomEvent(r)
+			line := AppendJSON(nil, &e)
+			switch x := r.IntN(40); {
+			case x == 0:
+				line = nil // blank
+			case x == 1:
+				line = []byte(" \t ")
+			case x == 2:
+				line = append(line, '\r')
+			case x == 3:
+				line = []byte(`{"kind":"chaos","t":5,"proc":"chaos","params":{"a":` + "\n" + `1}}`)
+			case x == 4:
+				e.Err = strings.Repeat("x", readBufferSize+r.IntN(readBufferSize))
+				line = AppendJSON(nil, &e)
+			case x < 10:
+				line = mutate(r, line)
+				line = bytes.ReplaceAll(line, []byte("\n"), []byte(" "))
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		content := b.Bytes()
+		if round%3 == 0 { // cut off mid-line
+			content = content[:len(content)-1-r.IntN(40)]
+		}
+		path := filepath.Join(dir, fmt.Sprintf("f%d.jsonl", round))
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+
+		var want []string
+		pieces := bytes.Split(content, []byte("\n"))
+		for i, raw := range pieces {
+			last := i == len(pieces)-1
+			if last && len(raw) == 0 {
+				break
+			}
+			line := bytes.TrimRight(raw, "\r")
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			var e Event
+			if err := newDecoder().decodeGeneral(line, &e); err != nil {
+				want = append(want, (&LineError{Path: path, Line: i + 1, Truncated: last, Err: err}).Error())
+				continue
+			}
+			want = append(want, fmt.Sprintf("%d: %+v", i+1, normalize(e)))
+		}
+
+		fr, err := OpenFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			e, err := fr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				got = append(got, err.Error())
+				continue
+			}
+			got = append(got, fmt.Sprintf("%d: %+v", fr.Line(), normalize(*e)))
+		}
+		fr.Close()
+		for i := range max(len(got), len(want)) {
+			if i >= len(got) || i >= len(want) || got[i] != want[i] {
+				g, w := "(none)", "(none)"
+				if i < len(got) {
+					g = got[i]
+				}
+				if i < len(want) {
+					w = want[i]
+				}
+				t.Fatalf("round %d, item %d:\n got %.300s\nwant %.300s", round, i, g, w)
+			}
+		}
+	}
 }

@@ -21,6 +21,12 @@ type decoder struct {
 	buf    []byte // scratch for strings with escapes
 	// last holds, by field, the string the canonical path read last.
 	last [numFields]string
+	// sawParams: the canonical path read a params value.
+	sawParams bool
+	// tsWord holds the first eight digits of the last long timestamp
+	// read, tsValue their value (decoder.timestamp).
+	tsWord  uint64
+	tsValue uint32
 }
 
 func newDecoder() *decoder { return &decoder{intern: map[string]string{}} }

@@ -45,7 +45,14 @@ type FileReader struct {
 	ev   Event
 	done bool
 	long []byte // a line longer than the buffer, gathered whole
+	// misses counts lines in a row that were not canonical: after a few,
+	// a file written otherwise is read line by line only.
+	misses int
 }
+
+// maxCanonicalMisses is how many lines in a row may fail the in-place
+// canonical decoding before a reader stops trying it.
+const maxCanonicalMisses = 16
 
 // readBufferSize is each file's read buffer: lines are a few hundred
 // bytes; a longer line than this is gathered in a separate buffer.
@@ -79,6 +86,19 @@ func (r *FileReader) read(e *Event) error {
 	for {
 		if r.done {
 			return io.EOF
+		}
+		// The usual line, canonical and whole in the buffer, is decoded
+		// where it lies; any other is read, trimmed and decoded by itself.
+		if n := r.r.Buffered(); n > 0 && r.misses < maxCanonicalMisses {
+			buf, _ := r.r.Peek(n)
+			e.Reset()
+			if end, ok := r.dec.decodeCanonicalLine(buf, e); ok {
+				r.r.Discard(end)
+				r.line++
+				r.misses = 0
+				return nil
+			}
+			r.misses++
 		}
 		line, err := r.r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
