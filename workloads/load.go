@@ -137,7 +137,9 @@ func (s *Spec) applyDefaults() {
 	}
 	p := &s.Producer
 	if !s.set("producer.client") {
-		p.Client = ClientConfluent
+		// franz-go: the faster producer here, so that the harness is never
+		// the bottleneck (internal/loadgen/README.md, "Benchmark").
+		p.Client = ClientFranz
 	}
 	if !s.set("producer.rate") {
 		p.Rate = DefaultRate

@@ -64,7 +64,7 @@ func TestDefaults(t *testing.T) {
 		Topic: Topic{Name: "w", Partitions: 12, Replication: 1},
 		Keys:  Keys{Count: 1000, Format: "k%06d", Distribution: "uniform"},
 		Value: Value{Size: 100},
-		Producer: Producer{Client: "confluent", Rate: 1000, Acks: "all", Idempotence: true, MaxInFlight: 5,
+		Producer: Producer{Client: "franz", Rate: 1000, Acks: "all", Idempotence: true, MaxInFlight: 5,
 			Linger: 5 * time.Millisecond, BatchSize: 1000000, Compression: "none", Partitioner: "murmur2"},
 		Consumer: Consumer{Members: 3, Processing: Processing{Cost: time.Millisecond, Distribution: "fixed"},
 			MaxPollRecords: 500, SessionTimeout: 45 * time.Second, HeartbeatInterval: 3 * time.Second,

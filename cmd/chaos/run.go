@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -28,18 +29,20 @@ Flags:
 `
 
 func runRun(args []string) error {
-	_, err := runWorkload("chaos run", args)
-	return err
-}
-
-// runWorkload parses run's flags and runs the workload; it returns the
-// results folder (empty when nothing was started).
-func runWorkload(name string, args []string) (string, error) {
-	fs := cli.NewFlagSet(name, os.Stderr)
+	fs := cli.NewFlagSet("chaos run", os.Stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), runUsage)
 		fs.PrintDefaults()
 	}
+	_, err := runWorkload(fs, args, nil)
+	return err
+}
+
+// runWorkload adds run's flags to fs (which may hold a caller's own),
+// parses args, calls check (if not nil) to validate the caller's flags, and
+// runs the workload; it returns the results folder (empty when nothing was
+// started).
+func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, error) {
 	var cf cluster.Flags
 	cf.Register(fs)
 	strategies := fs.String("strategies", "", "comma-separated strategies to run (default: the workload's)")
@@ -60,6 +63,11 @@ func runWorkload(name string, args []string) (string, error) {
 	}
 	if *repeat < 1 {
 		return "", cli.Usagef("--repeat %d: expected >= 1", *repeat)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return "", cli.Usage(err)
+		}
 	}
 	spec, err := workloads.Load(fs.Arg(0))
 	if err != nil {

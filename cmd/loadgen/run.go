@@ -140,7 +140,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tctx, cancel := context.WithTimeout(ctx, time.Minute)
-	err = loadgen.CreateTopic(tctx, adm, *topic, int32(s.Topic.Partitions), int16(s.Topic.Replication))
+	err = cluster.CreateTopic(tctx, adm, *topic, int32(s.Topic.Partitions), int16(s.Topic.Replication), nil)
 	cancel()
 	adm.Close()
 	if err != nil {

@@ -42,7 +42,7 @@ func createTopic(t *testing.T, c cluster.Cluster, topic string, parts int32) {
 	defer adm.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := CreateTopic(ctx, adm, topic, parts, 1); err != nil {
+	if err := cluster.CreateTopic(ctx, adm, topic, parts, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -450,10 +450,10 @@ func TestCreateTopicExisting(t *testing.T) {
 	adm, _ := cluster.NewAdmin(c.Bootstrap(), nil)
 	defer adm.Close()
 	ctx := context.Background()
-	if err := CreateTopic(ctx, adm, topic, 3, 1); err != nil {
+	if err := cluster.CreateTopic(ctx, adm, topic, 3, 1, nil); err != nil {
 		t.Errorf("existing topic with the same partitions: %v", err)
 	}
-	if err := CreateTopic(ctx, adm, topic, 6, 1); err == nil || !strings.Contains(err.Error(), "has 3 partitions") {
+	if err := cluster.CreateTopic(ctx, adm, topic, 6, 1, nil); err == nil || !strings.Contains(err.Error(), "has 3 partitions") {
 		t.Errorf("existing topic with other partitions: %v", err)
 	}
 }

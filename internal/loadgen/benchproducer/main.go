@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
-	"github.com/chaosbench/chaosbench/internal/loadgen"
 )
 
 type measurement struct {
@@ -139,7 +138,7 @@ producer:
 	for _, tool := range tools {
 		topic := "bench-warmup-" + tool
 		tctx, cancel := context.WithTimeout(ctx, time.Minute)
-		err := loadgen.CreateTopic(tctx, adm, topic, int32(partitions), 1)
+		err := cluster.CreateTopic(tctx, adm, topic, int32(partitions), 1, nil)
 		cancel()
 		if err != nil {
 			return err
@@ -166,7 +165,7 @@ producer:
 		for _, tool := range order {
 			topic := fmt.Sprintf("bench-%s-%d", tool, round)
 			tctx, cancel := context.WithTimeout(ctx, time.Minute)
-			err := loadgen.CreateTopic(tctx, adm, topic, int32(partitions), 1)
+			err := cluster.CreateTopic(tctx, adm, topic, int32(partitions), 1, nil)
 			cancel()
 			if err != nil {
 				return err
