@@ -85,6 +85,9 @@ type analyzer struct {
 	files int
 	cell  CellInfo
 	stats HistoryStats
+	// processedN and producedN count the two kinds most events are, for
+	// stats.ByKind.
+	processedN, producedN int64
 
 	phase     string
 	shutdown  bool
@@ -92,6 +95,7 @@ type analyzer struct {
 
 	parts       []*partition
 	members     map[memberKey]*member
+	recent      [16]*member // a cache of members (analyzer.member)
 	memberOrder []*member
 	disr        []*disruption
 	// steps maps a chaos step to its disruption (resume finds its pause).
@@ -229,10 +233,10 @@ func (a *analyzer) observe(e *history.Event) error {
 	}
 	switch e.Kind {
 	case history.Processed:
-		s.ByKind["processed"]++
+		a.processedN++ // into ByKind at the end: no map update per event
 		a.processed(e)
 	case history.Produced:
-		s.ByKind["produced"]++
+		a.producedN++
 		a.produced(e)
 	case history.Assigned, history.Revoked, history.Lost:
 		s.ByKind[string(e.Kind)]++
@@ -470,6 +474,11 @@ func (a *analyzer) finish() *Summary {
 		a.sampleSpreadFinal()
 	}
 	a.finishPauses(end)
+	for kind, n := range map[string]int64{"processed": a.processedN, "produced": a.producedN} {
+		if n > 0 {
+			a.stats.ByKind[kind] += n
+		}
+	}
 	s := &Summary{
 		SchemaVersion: SchemaVersion,
 		Cell:          a.cell,

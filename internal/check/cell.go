@@ -93,7 +93,7 @@ func AnalyzeCell(dir string, opts Options) (*Summary, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s: no history files (*.jsonl)", runfolder.HistoryDir(dir))
 	}
-	src, err := OpenParallel(paths)
+	src, err := history.OpenMerged(paths...)
 	if err != nil {
 		return nil, err
 	}

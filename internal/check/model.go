@@ -129,8 +129,20 @@ type memberKey struct {
 }
 
 func (a *analyzer) member(proc string, inc int) *member {
+	// Nearly every event names a member seen before: a small cache, by
+	// the name's last byte and the incarnation, saves the map lookup.
+	var cached **member
+	if proc != "" {
+		cached = &a.recent[(int(proc[len(proc)-1])+inc*5)&(len(a.recent)-1)]
+		if m := *cached; m != nil && m.inc == inc && m.proc == proc {
+			return m
+		}
+	}
 	k := memberKey{proc, inc}
 	if m := a.members[k]; m != nil {
+		if cached != nil {
+			*cached = m
+		}
 		return m
 	}
 	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), alive: true, load: a.procLoad(proc)}

@@ -20,15 +20,15 @@ import (
 // partition: an overlap) or same_partition (the log itself is out of
 // order).
 type orderState struct {
-	// keys maps producer, then key, to an index in states: one map lookup
-	// and one slice element per record, the fewest cache misses a state
-	// per key allows.
-	keys   map[string]map[string]int32
-	states []keyState
-	n      int64
+	// keys holds each producer's keys (keytable.go).
+	keys map[string]*keyTable
+	n    int64
 
 	lastProducer string
-	lastKeys     map[string]int32
+	lastKeys     *keyTable
+	// pending records wait to be checked together (flush).
+	pending []pendingRecord
+	sink    uint64
 
 	reorders, partChange, zombie, same, producerDups int64
 	// examples by kind: reorder_partition_change, reorder_zombie,
@@ -37,7 +37,9 @@ type orderState struct {
 	all []Example
 }
 
+// keyState is one key's ordering state: 64 bytes, one cache line.
 type keyState struct {
+	w0, w1 uint64 // the key's first 16 bytes, for keyTable
 	maxSeq int64
 	// The seqs processed: one run [lo, hi] while they are contiguous (the
 	// usual case, kept inline), all of them in more once they are not.
@@ -47,6 +49,7 @@ type keyState struct {
 	// zombie processed it, which makes the owner's next records look
 	// reordered.
 	maxPart   int32
+	keyLen    int32
 	maxZombie bool
 }
 
@@ -69,7 +72,7 @@ func (k *keyState) add(seq int64) bool {
 }
 
 func (s *orderState) init() {
-	s.keys = map[string]map[string]int32{}
+	s.keys = map[string]*keyTable{}
 	s.ex = map[string][]Example{}
 }
 
@@ -82,45 +85,100 @@ func (s *orderState) example(a *analyzer, kind string, e Example) {
 	}
 }
 
+// pendingRecord is a first processing of a record, waiting for the
+// ordering check: what it needs of the event, which is not kept.
+type pendingRecord struct {
+	t, offset, seq int64
+	key, producer  string
+	proc           string // the member's name
+	part           int32
+	zombie         bool
+	keys           *keyTable
+	hash           uint64 // the key's hash in keys
+	hint           uint64 // the key's index entry, when it was looked up
+}
+
+// pendingRecords is how many records wait before the check looks their
+// keys up together.
+const pendingRecords = 64
+
 func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Event, first, zombie bool) {
 	if !first || e.Key == "" || e.Seq < 0 {
 		return
 	}
-	// Histories have few producers: remember the last one's keys.
-	byKey := s.lastKeys
-	if e.Producer != s.lastProducer || byKey == nil {
-		byKey = s.keys[e.Producer]
-		if byKey == nil {
-			byKey = map[string]int32{}
-			s.keys[e.Producer] = byKey
-		}
-		s.lastProducer, s.lastKeys = e.Producer, byKey
+	// The check of a record changes nothing any other check reads, so it
+	// can wait for a few more: their keys' states, scattered over tables
+	// far larger than the processor's caches, are then fetched together
+	// (flush), not one cache miss after another.
+	s.pending = append(s.pending, pendingRecord{t: e.T, offset: e.Offset, seq: e.Seq, key: e.Key, producer: e.Producer,
+		proc: m.name, part: p.id, zombie: zombie})
+	if len(s.pending) == pendingRecords {
+		s.flush(a)
 	}
-	i, ok := byKey[e.Key]
-	if !ok {
-		i = int32(len(s.states))
-		s.states = append(s.states, keyState{maxSeq: -1, lo: 0, hi: -1})
-		byKey[e.Key] = i
+}
+
+// flush checks the pending records, in the order they were processed.
+func (s *orderState) flush(a *analyzer) {
+	// Start every key's fetch before waiting for any: the loads of each
+	// pass below are independent, so the processor has many cache misses
+	// in flight at once, first the keys' index entries, then their states.
+	for i := range s.pending {
+		r := &s.pending[i]
+		r.keys = s.table(r.producer)
+		r.hash = r.keys.hash(r.key)
+	}
+	for i := range s.pending {
+		r := &s.pending[i]
+		r.hint = r.keys.entry(r.hash)
+	}
+	for i := range s.pending {
+		r := &s.pending[i]
+		s.sink += r.keys.touch(r.hint)
+	}
+	for i := range s.pending {
+		s.check(a, &s.pending[i])
+		s.pending[i] = pendingRecord{}
+	}
+	s.pending = s.pending[:0]
+}
+
+// table returns a producer's key table.
+func (s *orderState) table(producer string) *keyTable {
+	// Histories have few producers: remember the last one's keys.
+	if producer == s.lastProducer && s.lastKeys != nil {
+		return s.lastKeys
+	}
+	t := s.keys[producer]
+	if t == nil {
+		t = &keyTable{}
+		s.keys[producer] = t
+	}
+	s.lastProducer, s.lastKeys = producer, t
+	return t
+}
+
+func (s *orderState) check(a *analyzer, r *pendingRecord) {
+	k, added := r.keys.state(r.key, r.hash)
+	if added {
 		s.n++
 	}
-	k := &s.states[i]
-	if !k.add(e.Seq) {
+	if !k.add(r.seq) {
 		s.producerDups++
-		s.example(a, "producer_duplicate", Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset),
-			Key: e.Key, Seq: ptr(e.Seq), Producer: e.Producer, Detail: "this producer, key and seq were processed before at another offset"})
+		s.example(a, "producer_duplicate", Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
+			Key: r.key, Seq: ptr(r.seq), Producer: r.producer, Detail: "this producer, key and seq were processed before at another offset"})
 		return
 	}
-	if e.Seq > k.maxSeq {
-		k.maxSeq, k.maxPart, k.maxZombie = e.Seq, p.id, zombie
+	if r.seq > k.maxSeq {
+		k.maxSeq, k.maxPart, k.maxZombie = r.seq, r.part, r.zombie
 		return
 	}
 	s.reorders++
 	var kind, detail string
 	switch {
-	case k.maxPart != p.id:
+	case k.maxPart != r.part:
 		s.partChange++
 		kind, detail = "reorder_partition_change", fmt.Sprintf("seq %d was processed before, on partition %d", k.maxSeq, k.maxPart)
-	case zombie:
+	case r.zombie:
 		s.zombie++
 		kind, detail = "reorder_zombie", fmt.Sprintf("seq %d was processed before; this member no longer owned the partition", k.maxSeq)
 	case k.maxZombie:
@@ -130,12 +188,13 @@ func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Ev
 		s.same++
 		kind, detail = "reorder_same_partition", fmt.Sprintf("seq %d was processed before, on the same partition", k.maxSeq)
 	}
-	s.example(a, kind, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset),
-		Key: e.Key, Seq: ptr(e.Seq), Producer: e.Producer, Detail: detail})
+	s.example(a, kind, Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
+		Key: r.key, Seq: ptr(r.seq), Producer: r.producer, Detail: detail})
 }
 
 func (a *analyzer) orderingResult(s *Summary) {
 	o := &a.ord
+	o.flush(a)
 	r := &s.Ordering
 	r.Keys = o.n
 	r.Reorders, r.PartitionChange, r.Zombie, r.SamePartition = o.reorders, o.partChange, o.zombie, o.same
