@@ -44,7 +44,11 @@ func Parse(file string, data []byte) (*Spec, error) {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
 		}
-		p.add(line, "", "not valid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		if lines := strings.Split(string(data), "\n"); line > 0 && line <= len(lines) && strings.Contains(lines[line-1], "\t") {
+			msg += " (the line has a tab: YAML indents with spaces)"
+		}
+		p.add(line, "", "not valid YAML: %s", msg)
 		return nil, p.err()
 	}
 	var extra yaml.Node
@@ -89,7 +93,7 @@ const (
 	DefaultRate               = 1000
 	DefaultMaxInFlight        = 5
 	DefaultLinger             = 5 * time.Millisecond
-	DefaultBatchSize          = 16384
+	DefaultBatchSize          = 1000000
 	DefaultMembers            = 3
 	DefaultProcessingCost     = time.Millisecond
 	DefaultMaxPollRecords     = 500
@@ -133,7 +137,9 @@ func (s *Spec) applyDefaults() {
 	}
 	p := &s.Producer
 	if !s.set("producer.client") {
-		p.Client = ClientConfluent
+		// franz-go: the faster producer here, so that the harness is never
+		// the bottleneck (internal/loadgen/README.md, "Benchmark").
+		p.Client = ClientFranz
 	}
 	if !s.set("producer.rate") {
 		p.Rate = DefaultRate
@@ -216,6 +222,9 @@ type Overrides struct {
 	// Rate, if set, replaces the producer's rate with a constant rate
 	// (records/s, 0 unlimited); the workload's ramp and steps are dropped.
 	Rate *float64
+	// ProducerOnly drops the chaos section (warmup and steps): for running
+	// the producer side alone, where the schedule does not apply.
+	ProducerOnly bool
 }
 
 // Override applies o and validates the result again (a shorter duration
@@ -233,6 +242,14 @@ func (s *Spec) Override(o Overrides) error {
 		s.Records, s.Duration = o.Records, 0
 		s.pos["records"] = s.Line("records")
 		delete(s.pos, "duration")
+	}
+	if o.ProducerOnly {
+		s.Chaos.Warmup, s.Chaos.Steps = 0, nil
+		for f := range s.pos {
+			if f == "chaos.warmup" || strings.HasPrefix(f, "chaos.steps") {
+				delete(s.pos, f)
+			}
+		}
 	}
 	if o.Rate != nil {
 		s.Producer.Rate = *o.Rate

@@ -64,8 +64,8 @@ func TestDefaults(t *testing.T) {
 		Topic: Topic{Name: "w", Partitions: 12, Replication: 1},
 		Keys:  Keys{Count: 1000, Format: "k%06d", Distribution: "uniform"},
 		Value: Value{Size: 100},
-		Producer: Producer{Client: "confluent", Rate: 1000, Acks: "all", Idempotence: true, MaxInFlight: 5,
-			Linger: 5 * time.Millisecond, BatchSize: 16384, Compression: "none", Partitioner: "murmur2"},
+		Producer: Producer{Client: "franz", Rate: 1000, Acks: "all", Idempotence: true, MaxInFlight: 5,
+			Linger: 5 * time.Millisecond, BatchSize: 1000000, Compression: "none", Partitioner: "murmur2"},
 		Consumer: Consumer{Members: 3, Processing: Processing{Cost: time.Millisecond, Distribution: "fixed"},
 			MaxPollRecords: 500, SessionTimeout: 45 * time.Second, HeartbeatInterval: 3 * time.Second,
 			MaxPollInterval: 300 * time.Second, AutoCommitInterval: 5 * time.Second, Properties: map[string]string{}},
@@ -99,6 +99,7 @@ func TestMalformedWorkloads(t *testing.T) {
 		{"not YAML", "duration: 1m\n  - oops: [\n",
 			[]string{"w.yaml:", "not valid YAML"}},
 		{"empty file", "", []string{"w.yaml: empty workload"}},
+		{"tab indentation", "duration: 1m\nkeys:\n\tcount: 10\n", []string{"w.yaml:3: not valid YAML", "the line has a tab: YAML indents with spaces"}},
 		{"a list at the top", "- duration: 1m\n", []string{"w.yaml:1: got a list, expected a mapping of workload fields"}},
 		{"wrong type: string for an int", "duration: 1m\ntopic: {partitions: twelve}\n",
 			[]string{`w.yaml:2: topic.partitions: got "twelve", expected a partition count`}},
@@ -371,6 +372,16 @@ func TestOverride(t *testing.T) {
 	err := s.Override(Overrides{Duration: 30 * time.Second})
 	if err == nil || !strings.Contains(err.Error(), "w.yaml:7: chaos.steps[0].at: the step comes at 1m30s, at or after the end of traffic (30s)") {
 		t.Errorf("shortened duration: %v", err)
+	}
+}
+
+func TestOverrideProducerOnly(t *testing.T) {
+	s := parse(t, "duration: 2m\nchaos:\n  warmup: 20s\n  steps:\n    - {at: 90s, action: add}\n")
+	if err := s.Override(Overrides{Duration: 10 * time.Second, ProducerOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ChaosPlan()) != 0 || s.Chaos.Warmup != 0 || s.Duration != 10*time.Second {
+		t.Errorf("after a producer-only override: %+v", s)
 	}
 }
 

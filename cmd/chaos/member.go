@@ -53,11 +53,8 @@ func runMember(args []string) error {
 		in = os.Stdin
 	}
 	err := member.Run(ctx, c, in, os.Stderr)
-	if err != nil && !isConfigError(err) {
-		return err
+	if member.IsConfigError(err) {
+		return cli.Usage(err) // exit 2: nothing was started
 	}
-	return cli.Usage(err)
+	return err
 }
-
-// isConfigError tells configuration errors (exit 2) from run failures.
-func isConfigError(err error) bool { return member.IsConfigError(err) }

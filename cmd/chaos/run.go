@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -33,6 +34,15 @@ func runRun(args []string) error {
 		fmt.Fprint(fs.Output(), runUsage)
 		fs.PrintDefaults()
 	}
+	_, err := runWorkload(fs, args, nil)
+	return err
+}
+
+// runWorkload adds run's flags to fs (which may hold a caller's own),
+// parses args, calls check (if not nil) to validate the caller's flags, and
+// runs the workload; it returns the results folder (empty when nothing was
+// started).
+func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, error) {
 	var cf cluster.Flags
 	cf.Register(fs)
 	strategies := fs.String("strategies", "", "comma-separated strategies to run (default: the workload's)")
@@ -45,25 +55,30 @@ func runRun(args []string) error {
 	fs.DurationVar(&ov.Duration, "duration", 0, "override the workload's traffic duration")
 	fs.Int64Var(&ov.Records, "records", 0, "override the workload's record count")
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		return "", err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return cli.Usagef("expected one workload file, got %d arguments", fs.NArg())
+		return "", cli.Usagef("expected one workload file, got %d arguments", fs.NArg())
 	}
 	if *repeat < 1 {
-		return cli.Usagef("--repeat %d: expected >= 1", *repeat)
+		return "", cli.Usagef("--repeat %d: expected >= 1", *repeat)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return "", cli.Usage(err)
+		}
 	}
 	spec, err := workloads.Load(fs.Arg(0))
 	if err != nil {
-		return cli.Usage(err)
+		return "", cli.Usage(err)
 	}
 	if err := spec.Override(ov); err != nil {
-		return cli.Usage(err)
+		return "", cli.Usage(err)
 	}
 	cells, err := selectCells(spec, *strategies, *policies, *clients)
 	if err != nil {
-		return cli.Usage(err)
+		return "", cli.Usage(err)
 	}
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
@@ -73,7 +88,7 @@ func runRun(args []string) error {
 	plan := runner.NewPlan(&opts)
 	plan.Print(os.Stdout)
 	if *dryRun {
-		return nil
+		return "", nil
 	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
@@ -87,9 +102,9 @@ func runRun(args []string) error {
 		fmt.Printf("results (%s): %s\n", state, res.Dir)
 	}
 	if errors.Is(err, cluster.ErrNoProvider) {
-		return cli.Usage(err)
+		return res.Dir, cli.Usage(err)
 	}
-	return err
+	return res.Dir, err
 }
 
 // selectCells narrows the workload's cells to the given strategies,

@@ -36,31 +36,8 @@ func createTopic(t *testing.T, c cluster.Cluster, topic string, parts int32, rf 
 	defer adm.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	resp, err := adm.CreateTopic(ctx, parts, rf, configs, topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		t.Fatalf("create topic %s: %v", topic, err)
-	}
-	for {
-		md, err := adm.Metadata(ctx, topic)
-		if err == nil {
-			if td, ok := md.Topics[topic]; ok && td.Err == nil && len(td.Partitions) == int(parts) {
-				ready := true
-				for _, p := range td.Partitions {
-					ready = ready && p.Leader >= 0
-				}
-				if ready {
-					return
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("topic %s: leaders not elected: %v", topic, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
+	if err := cluster.CreateTopic(ctx, adm, topic, parts, rf, configs); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -294,19 +294,29 @@ logger.config.name = org.apache.kafka.common.config.AbstractConfig
 logger.config.level = WARN
 `
 
-func (l *Local) javaArgs(n *localNode, mainClass string, heapMB int, args ...string) []string {
-	a := []string{
+// brokerJVM are the broker's JVM options, as Kafka's start script sets them.
+func brokerJVM(heapMB int) []string {
+	return []string{
 		fmt.Sprintf("-Xms%dm", heapMB), fmt.Sprintf("-Xmx%dm", heapMB),
 		"-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
-		"-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
-		"-Dlog4j2.configurationFile=" + filepath.Join(n.Dir, "log4j2.properties"),
-		"-cp", l.dist.Classpath(), mainClass,
+		"-XX:+ExplicitGCInvokesConcurrent",
 	}
+}
+
+// toolJVM are the options of the short-lived format tool: the quick
+// compiler only and a serial collector start it about a second sooner.
+var toolJVM = []string{"-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"}
+
+func (l *Local) javaArgs(n *localNode, jvm []string, mainClass string, args ...string) []string {
+	a := append([]string(nil), jvm...)
+	a = append(a, "-Djava.awt.headless=true",
+		"-Dlog4j2.configurationFile="+filepath.Join(n.Dir, "log4j2.properties"),
+		"-cp", l.dist.Classpath(), mainClass)
 	return append(a, args...)
 }
 
 func (l *Local) format(ctx context.Context, n *localNode) error {
-	args := l.javaArgs(n, "kafka.tools.StorageTool", 256,
+	args := l.javaArgs(n, toolJVM, "kafka.tools.StorageTool",
 		"format", "-t", l.clusterID, "-c", filepath.Join(n.Dir, "server.properties"))
 	out, err := procutil.CombinedOutput(ctx, exec.Command(l.java, args...))
 	if err != nil {
@@ -322,7 +332,7 @@ func (l *Local) startNode(n *localNode) error {
 	}
 	defer logf.Close()
 	fmt.Fprintf(logf, "=== chaosbench: starting node %d at %s ===\n", n.ID, time.Now().UTC().Format(time.RFC3339Nano))
-	cmd := exec.Command(l.java, l.javaArgs(n, "kafka.Kafka", l.cfg.HeapMB, filepath.Join(n.Dir, "server.properties"))...)
+	cmd := exec.Command(l.java, l.javaArgs(n, brokerJVM(l.cfg.HeapMB), "kafka.Kafka", filepath.Join(n.Dir, "server.properties"))...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	cmd.Dir = n.Dir

@@ -9,11 +9,24 @@ import (
 )
 
 // decoder parses history lines into Events without reflection. It interns
-// the strings that repeat (process names, keys, topics), so memory grows
-// with the number of distinct keys, not with the number of events.
+// the strings that repeat from line to line (process names, topics,
+// states), so that they cost neither memory nor time per event. Record
+// keys are not interned: a key is a new small string each time (the
+// garbage collector's cheapest kind of allocation), since a table of
+// every key, consulted for nearly every line, costs more than the
+// allocation does once it outgrows the processor's caches; what a reader
+// keeps of them is what it retains.
 type decoder struct {
 	intern map[string]string
 	buf    []byte // scratch for strings with escapes
+	// last holds, by field, the string the canonical path read last.
+	last [numFields]string
+	// sawParams: the canonical path read a params value.
+	sawParams bool
+	// tsWord holds the first eight digits of the last long timestamp
+	// read, tsValue their value (decoder.timestamp).
+	tsWord  uint64
+	tsValue uint32
 }
 
 func newDecoder() *decoder { return &decoder{intern: map[string]string{}} }
@@ -58,8 +71,21 @@ func (l *lexer) expect(c byte) error {
 	return nil
 }
 
-// decode parses one line into e (which the caller has reset).
+// decode parses one line into e (which the caller has reset). Lines as
+// Writer writes them take the canonical path; anything else (another
+// field order, whitespace, escapes, unknown fields, a malformed line) is
+// parsed, and its errors reported, by the general decoder.
 func (d *decoder) decode(line []byte, e *Event) error {
+	if d.decodeCanonical(line, e) {
+		return nil
+	}
+	e.Reset()
+	return d.decodeGeneral(line, e)
+}
+
+// decodeGeneral parses one line of any field order and spacing into e
+// (which the caller has reset).
+func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 	l := &lexer{s: line}
 	if err := l.expect('{'); err != nil {
 		return err
@@ -138,7 +164,7 @@ func (d *decoder) field(l *lexer, key []byte, e *Event) error {
 	case "offset":
 		e.Offset, err = l.int()
 	case "key":
-		e.Key, err = d.internString(l)
+		e.Key, err = d.string(l)
 	case "seq":
 		e.Seq, err = l.int()
 	case "producer":

@@ -3,7 +3,6 @@ package history
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"errors"
 	"fmt"
 	"io"
@@ -45,19 +44,27 @@ type FileReader struct {
 	line int
 	ev   Event
 	done bool
+	long []byte // a line longer than the buffer, gathered whole
+	// misses counts lines in a row that were not canonical: after a few,
+	// a file written otherwise is read line by line only.
+	misses int
 }
+
+// maxCanonicalMisses is how many lines in a row may fail the in-place
+// canonical decoding before a reader stops trying it.
+const maxCanonicalMisses = 16
+
+// readBufferSize is each file's read buffer: lines are a few hundred
+// bytes; a longer line than this is gathered in a separate buffer.
+const readBufferSize = 64 << 10
 
 // OpenFile opens a history file.
 func OpenFile(path string) (*FileReader, error) {
-	return openFile(path, newDecoder())
-}
-
-func openFile(path string, dec *decoder) (*FileReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return &FileReader{path: path, f: f, r: bufio.NewReaderSize(f, 256<<10), dec: dec}, nil
+	return &FileReader{path: path, f: f, r: bufio.NewReaderSize(f, readBufferSize), dec: newDecoder()}, nil
 }
 
 // Path returns the file's path.
@@ -67,38 +74,66 @@ func (r *FileReader) Path() string { return r.path }
 // the end; a *LineError for a line that could not be read (call Next again
 // to go on). Empty lines are ignored.
 func (r *FileReader) Next() (*Event, error) {
+	if err := r.read(&r.ev); err != nil {
+		return nil, err
+	}
+	return &r.ev, nil
+}
+
+// read decodes the next event into e: Next without the copy, for the
+// Merger's decoding goroutines.
+func (r *FileReader) read(e *Event) error {
 	for {
 		if r.done {
-			return nil, io.EOF
+			return io.EOF
+		}
+		// The usual line, canonical and whole in the buffer, is decoded
+		// where it lies; any other is read, trimmed and decoded by itself.
+		if n := r.r.Buffered(); n > 0 && r.misses < maxCanonicalMisses {
+			buf, _ := r.r.Peek(n)
+			e.Reset()
+			if end, ok := r.dec.decodeCanonicalLine(buf, e); ok {
+				r.r.Discard(end)
+				r.line++
+				r.misses = 0
+				return nil
+			}
+			r.misses++
 		}
 		line, err := r.r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: gather it whole.
-			rest, err2 := r.r.ReadBytes('\n')
-			line = append(append([]byte(nil), line...), rest...)
-			err = err2
+			r.long = append(r.long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.r.ReadSlice('\n')
+				r.long = append(r.long, line...)
+			}
+			line = r.long
 		}
 		truncated := false
 		if err == io.EOF {
 			r.done = true
 			if len(line) == 0 {
-				return nil, io.EOF
+				return io.EOF
 			}
 			truncated = true
 		} else if err != nil {
 			r.done = true
-			return nil, &LineError{Path: r.path, Line: r.line + 1, Err: err}
+			return &LineError{Path: r.path, Line: r.line + 1, Err: err}
 		}
 		r.line++
-		line = bytes.TrimRight(line, "\r\n")
-		if len(bytes.TrimSpace(line)) == 0 {
+		n := len(line)
+		for n > 0 && (line[n-1] == '\n' || line[n-1] == '\r') {
+			n--
+		}
+		line = line[:n]
+		if n == 0 || line[0] != '{' && len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		r.ev.Reset()
-		if err := r.dec.decode(line, &r.ev); err != nil {
-			return nil, &LineError{Path: r.path, Line: r.line, Truncated: truncated, Err: err}
+		e.Reset()
+		if err := r.dec.decode(line, e); err != nil {
+			return &LineError{Path: r.path, Line: r.line, Truncated: truncated, Err: err}
 		}
-		return &r.ev, nil
+		return nil
 	}
 }
 
@@ -148,116 +183,4 @@ func Files(dir string) ([]string, error) {
 	}
 	sort.Strings(paths)
 	return paths, nil
-}
-
-// Merger reads several history files as one stream in time order. Ties
-// are broken by file (in the order given) and then by line, so the order
-// is deterministic. Each file must be in time order itself, as Writer
-// guarantees; an event earlier than its file's previous one is reported as
-// a *LineError.
-type Merger struct {
-	readers []*FileReader
-	h       mergeHeap
-	last    []int64
-	pending []int // readers to advance before the next pick
-}
-
-// OpenDir opens every history file of a folder for merging.
-func OpenDir(dir string) (*Merger, error) {
-	paths, err := Files(dir)
-	if err != nil {
-		return nil, err
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%s: no history files (*.jsonl)", dir)
-	}
-	return OpenMerged(paths...)
-}
-
-// OpenMerged opens the given files for merging.
-func OpenMerged(paths ...string) (*Merger, error) {
-	m := &Merger{last: make([]int64, len(paths))}
-	dec := newDecoder()
-	for i, p := range paths {
-		r, err := openFile(p, dec)
-		if err != nil {
-			m.Close()
-			return nil, err
-		}
-		m.readers = append(m.readers, r)
-		m.pending = append(m.pending, i)
-	}
-	return m, nil
-}
-
-type mergeItem struct {
-	t    int64
-	file int
-	ev   *Event
-}
-
-type mergeHeap []mergeItem
-
-func (h mergeHeap) Len() int { return len(h) }
-func (h mergeHeap) Less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
-	}
-	return h[i].file < h[j].file
-}
-func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(mergeItem)) }
-func (h *mergeHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// Next returns the next event in time order, valid until the following
-// call; io.EOF when every file is done; a *LineError for a bad line (call
-// Next again to go on).
-func (m *Merger) Next() (*Event, error) {
-	for len(m.pending) > 0 {
-		i := m.pending[len(m.pending)-1]
-		e, err := m.readers[i].Next()
-		if err == io.EOF {
-			m.pending = m.pending[:len(m.pending)-1]
-			continue
-		}
-		if err != nil {
-			return nil, err // i stays pending: the next call reads on
-		}
-		if e.T < m.last[i] {
-			return nil, &LineError{Path: m.readers[i].path, Line: m.readers[i].line,
-				Err: fmt.Errorf("t=%d is earlier than the previous event's t=%d", e.T, m.last[i])}
-		}
-		m.last[i] = e.T
-		m.pending = m.pending[:len(m.pending)-1]
-		heap.Push(&m.h, mergeItem{t: e.T, file: i, ev: e})
-	}
-	if len(m.h) == 0 {
-		return nil, io.EOF
-	}
-	it := heap.Pop(&m.h).(mergeItem)
-	m.pending = append(m.pending, it.file)
-	return it.ev, nil
-}
-
-// Source returns the path and line of the event last returned by Next.
-func (m *Merger) Source() (string, int) {
-	if len(m.pending) == 0 {
-		return "", 0
-	}
-	r := m.readers[m.pending[len(m.pending)-1]]
-	return r.path, r.line
-}
-
-// Close closes every file.
-func (m *Merger) Close() error {
-	var errs []error
-	for _, r := range m.readers {
-		errs = append(errs, r.Close())
-	}
-	return errors.Join(errs...)
 }

@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +35,15 @@ func unavailable(t testing.TB, err error) {
 		t.Fatalf("a real Kafka cluster is required (CHAOSBENCH_REQUIRE_KAFKA is set): %v", err)
 	}
 	t.Skipf("skipping: no local Kafka cluster can start here: %v (run `make kafka-fetch`)", err)
+}
+
+// Require skips (or, with CHAOSBENCH_REQUIRE_KAFKA, fails) a test that
+// needs a local Kafka cluster when none can start here.
+func Require(t testing.TB) {
+	t.Helper()
+	if err := cluster.LocalAvailable(cluster.LocalConfig{}); err != nil {
+		unavailable(t, err)
+	}
 }
 
 // Start starts a cluster of its own for the test, stopped at cleanup.
@@ -90,7 +101,11 @@ func Shared(t testing.TB) *cluster.Local {
 
 // Main runs the package's tests and then stops the shared cluster. Use it
 // as the package's TestMain: func TestMain(m *testing.M) { kafkatest.Main(m) }.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit: it returns the tests' exit code, for a
+// TestMain that has more to clean up.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if shared.c != nil {
 		if err := shared.c.Close(context.Background()); err != nil {
@@ -100,7 +115,7 @@ func Main(m *testing.M) {
 			}
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // Name returns a topic or group name unique to the test.
@@ -116,4 +131,21 @@ func sanitize(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// BuildChaos builds the chaos command into a temporary folder, for tests
+// that start member processes. Call it from TestMain; remove the folder
+// (filepath.Dir of the path) when done.
+func BuildChaos() (string, error) {
+	dir, err := os.MkdirTemp("", "chaosbench-test-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "chaos")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/chaosbench/chaosbench/cmd/chaos").CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("build chaos: %v\n%s", err, out)
+	}
+	return bin, nil
 }

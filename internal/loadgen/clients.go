@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -89,7 +90,10 @@ func newConfluent(p *Producer) (*confluent, error) {
 		"batch.size":                            pr.BatchSize,
 		"compression.type":                      pr.Compression,
 		"message.timeout.ms":                    int(p.cfg.DeliveryTimeout / time.Millisecond),
-		"queue.buffering.max.messages":          p.cfg.MaxOutstanding + 1000,
+		// librdkafka counts a record until the delivery report event that
+		// holds it (a whole batch) is destroyed, after the report reached
+		// us: leave room above MaxOutstanding, which bounds the records.
+		"queue.buffering.max.messages": 2*p.cfg.MaxOutstanding + 10000,
 		// Reports carry the partition, offset and error; the key and
 		// value are known from the record itself.
 		"go.delivery.report.fields": "none",
@@ -164,10 +168,22 @@ func (c *confluent) produce(r *outRecord, key []byte, hv *headerValues) error {
 	c.msg.Headers = c.headers
 	c.msg.Opaque = r
 	// librdkafka copies key, value and headers before Produce returns.
-	return c.kp.Produce(&c.msg, nil)
+	for {
+		err := c.kp.Produce(&c.msg, nil)
+		var ke kafka.Error
+		if err == nil || !errors.As(err, &ke) || ke.Code() != kafka.ErrQueueFull {
+			return err
+		}
+		// A full queue is backpressure: wait for reports to drain it. The
+		// wait counts in the record's latency from its intended time.
+		time.Sleep(100 * time.Microsecond)
+	}
 }
 
 func (c *confluent) awaitPartitions(ctx context.Context, n int32) error {
+	if c.p.sent.Load() == 0 && c.p.spec.Producer.Idempotence {
+		warmProducerIDs(ctx, c.p)
+	}
 	var last error
 	for {
 		// A metadata request refreshes librdkafka's view of the topic,
@@ -206,6 +222,28 @@ func (c *confluent) purge() {
 func (c *confluent) close() {
 	c.kp.Close()
 	<-c.done
+}
+
+// warmProducerIDs asks the cluster for one idempotent producer id, through
+// a short-lived franz-go client, before traffic starts. On a new cluster
+// the first such request makes the broker create and load the transaction
+// state that hands out producer ids, which takes a second or more;
+// librdkafka acquires its id in the background with no way to wait for
+// it, so without this the first records of a fresh cluster would wait.
+// It is best effort: on any error the producer starts anyway.
+func warmProducerIDs(ctx context.Context, p *Producer) {
+	opts, err := p.cfg.Props.Connection().FranzOpts()
+	if err != nil {
+		return
+	}
+	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(strings.Split(p.cfg.Bootstrap, ",")...))...)
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	_, _, _ = cl.ProducerID(wctx)
 }
 
 // --- franz-go ---
@@ -296,6 +334,30 @@ func franzAmbiguous(err error) bool {
 }
 
 func (f *franz) awaitPartitions(ctx context.Context, n int32) error {
+	if f.p.sent.Load() == 0 {
+		// Before the first record: the producer id, and the topic's
+		// metadata through the same client (franz-go loads a topic into
+		// its producer on the first record to it).
+		if f.p.spec.Producer.Idempotence {
+			if _, _, err := f.cl.ProducerID(ctx); err != nil {
+				return fmt.Errorf("producer id: %w", err)
+			}
+		}
+		adm := kadm.NewClient(f.cl)
+		for {
+			md, err := adm.Metadata(ctx, f.topic)
+			if err == nil {
+				if t, ok := md.Topics[f.topic]; ok && t.Err == nil && int32(len(t.Partitions)) >= n {
+					return nil
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 	for {
 		f.cl.ForceMetadataRefresh()
 		if leader, _, err := f.cl.PartitionLeader(f.topic, n-1); err == nil && leader >= 0 {

@@ -141,12 +141,14 @@ type Producer struct {
 	spec      *workloads.Spec
 	topic     string
 	keys      *keygen.Keyspace
+	keyNames  []string // the keys as strings, for key spaces up to keyCacheMax
 	gen       *keygen.Generator
 	part      partitioner.Partitioner
 	sched     pace.Schedule
 	value     []byte
 	proc      []byte
 	wantParts atomic.Int32
+	ran       atomic.Bool
 
 	start   time.Time
 	startNs int64
@@ -216,12 +218,29 @@ func New(cfg Config) (*Producer, error) {
 		proc:   []byte(cfg.Proc),
 		tokens: make(chan struct{}, cfg.MaxOutstanding),
 	}
+	if ks.Len() <= keyCacheMax {
+		p.keyNames = make([]string, ks.Len())
+		for i := range p.keyNames {
+			p.keyNames[i] = ks.Key(i)
+		}
+	}
 	p.wantParts.Store(int32(cfg.Partitions))
 	p.progress.Partitions = int32(cfg.Partitions)
 	if err := checkProps(cfg.Props); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// keyCacheMax bounds the key spaces whose keys are kept as strings for the
+// history events (up to about 40 MB).
+const keyCacheMax = 1 << 20
+
+func (p *Producer) keyName(i int) string {
+	if p.keyNames != nil {
+		return p.keyNames[i]
+	}
+	return p.keys.Key(i)
 }
 
 // Value returns the record value of a workload: value.size random
@@ -275,7 +294,9 @@ type client interface {
 	// read during the call. A returned error means the record was not
 	// taken (and will not be reported).
 	produce(r *outRecord, key []byte, headers *headerValues) error
-	// awaitPartitions returns once the client knows n partitions of the topic.
+	// awaitPartitions returns once the client knows n partitions of the
+	// topic. Before the first record it also serves as the client's
+	// warm-up: connections and metadata are ready when traffic starts.
 	awaitPartitions(ctx context.Context, n int32) error
 	// flush returns once every record taken has been reported, or ctx ends.
 	flush(ctx context.Context) error
@@ -300,9 +321,21 @@ func (p *Producer) now() int64 { return p.startNs + int64(time.Since(p.start)) }
 // delivery timeout; after ctx ends, up to StopGrace) and returns what
 // happened. The history is flushed at least every 100 ms and at the end.
 func (p *Producer) Run(ctx context.Context) (*Result, error) {
+	if !p.ran.CompareAndSwap(false, true) {
+		return nil, errors.New("loadgen: a Producer runs once")
+	}
 	c, err := p.newClient()
 	if err != nil {
 		return nil, err
+	}
+	// Traffic starts once the client knows the topic, so that the first
+	// records' latency is not the client's start-up.
+	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	err = c.awaitPartitions(rctx, p.wantParts.Load())
+	cancel()
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("topic %s: the %s client sees no %d partitions: %w", p.topic, c.name(), p.wantParts.Load(), err)
 	}
 	p.start = time.Now()
 	p.startNs = p.start.UnixNano()
@@ -460,7 +493,7 @@ func (p *Producer) deliver(r *outRecord, offset int64, err error, ambiguous bool
 	ev := history.Event{
 		Kind: history.Produced, T: ack, Topic: p.topic,
 		Partition: r.partition, Offset: offset,
-		Key: p.keys.Key(r.key), Seq: r.seq, IntendedT: r.intended, SentT: r.sent,
+		Key: p.keyName(r.key), Seq: r.seq, IntendedT: r.intended, SentT: r.sent,
 	}
 	if err != nil {
 		ev.Offset = -1

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -27,18 +26,15 @@ import (
 var chaosBinary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "chaosbench-member-test-")
+	var err error
+	chaosBinary, err = kafkatest.BuildChaos()
 	if err != nil {
-		panic(err)
-	}
-	chaosBinary = filepath.Join(dir, "chaos")
-	out, err := exec.Command("go", "build", "-o", chaosBinary, "github.com/chaosbench/chaosbench/cmd/chaos").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build chaos: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	defer os.RemoveAll(dir)
-	kafkatest.Main(m)
+	code := kafkatest.Run(m)
+	os.RemoveAll(filepath.Dir(chaosBinary))
+	os.Exit(code)
 }
 
 const partitions = 6
@@ -52,8 +48,8 @@ func createTopic(t *testing.T, c cluster.Cluster, topic string) {
 	defer adm.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if r, err := adm.CreateTopic(ctx, partitions, 1, nil, topic); err != nil || r.Err != nil {
-		t.Fatalf("create topic: %v %v", err, r.Err)
+	if err := cluster.CreateTopic(ctx, adm, topic, partitions, 1, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 

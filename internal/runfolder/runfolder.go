@@ -53,6 +53,10 @@ type Cell struct {
 	Consumer map[string]string `json:"consumer"`
 	// Processing describes the simulated per-record cost.
 	Processing string `json:"processing"`
+	// Producer holds the producer's settings, by Kafka property name where
+	// there is one (acks, enable.idempotence, ...), plus its client,
+	// partitioner and rate.
+	Producer map[string]string `json:"producer"`
 
 	Cluster  cluster.Info `json:"cluster"`
 	Versions Versions     `json:"versions"`

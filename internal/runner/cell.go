@@ -32,6 +32,7 @@ type cellRun struct {
 	info    cluster.Info
 	dir     string
 	plan    Plan
+	stamp   string // the run's start time, yyyymmddThhmmssZ
 
 	topic, group string
 	histDir      string
@@ -56,7 +57,10 @@ func (c *cellRun) logf(format string, args ...any) {
 // start; it is marked complete only at the end.
 func (c *cellRun) run(ctx context.Context) (err error) {
 	spec := c.opts.Spec
-	c.topic = spec.TopicFor(c.cell)
+	// A topic (and group) of its own per run: a topic or committed
+	// offsets left by an earlier run, on an external cluster, must not
+	// leak into this one.
+	c.topic = spec.TopicFor(c.cell) + "-" + c.stamp
 	if c.opts.Repeat > 1 {
 		c.topic += "-" + strconv.Itoa(c.iter)
 	}
@@ -73,7 +77,8 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		CommitPolicy: c.cell.CommitPolicy, Client: c.cell.Client, Iteration: c.iter,
 		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
 		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: processingString(spec.Consumer.Processing),
-		Cluster: c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
+		Producer: producerSettings(spec.Producer),
+		Cluster:  c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
 	if err := c.saveRecord(); err != nil {
@@ -255,6 +260,25 @@ func (c *cellRun) consumerSettings() map[string]string {
 	return out
 }
 
+// producerSettings are the producer's settings, by Kafka name.
+func producerSettings(p workloads.Producer) map[string]string {
+	rate := "unlimited"
+	if p.Rate > 0 {
+		rate = strconv.FormatFloat(p.Rate, 'f', -1, 64)
+	}
+	return map[string]string{
+		"client":                                p.Client,
+		"partitioner":                           p.Partitioner,
+		"rate":                                  rate,
+		"acks":                                  p.Acks,
+		"enable.idempotence":                    strconv.FormatBool(p.Idempotence),
+		"max.in.flight.requests.per.connection": strconv.Itoa(p.MaxInFlight),
+		"linger.ms":                             strconv.FormatInt(p.Linger.Milliseconds(), 10),
+		"batch.size":                            strconv.Itoa(p.BatchSize),
+		"compression.type":                      p.Compression,
+	}
+}
+
 // memberArgs is the command line of a member incarnation.
 func (c *cellRun) memberArgs(name string, inc int) []string {
 	cs := c.opts.Spec.Consumer
@@ -290,32 +314,7 @@ func (c *cellRun) createTopic(ctx context.Context) error {
 	t := c.opts.Spec.Topic
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	resp, err := c.adm.CreateTopic(ctx, int32(t.Partitions), int16(t.Replication), nil, c.topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		return fmt.Errorf("create topic %s: %w", c.topic, err)
-	}
-	for {
-		md, err := c.adm.Metadata(ctx, c.topic)
-		if err == nil {
-			if td, ok := md.Topics[c.topic]; ok && td.Err == nil && len(td.Partitions) == t.Partitions {
-				ready := true
-				for _, p := range td.Partitions {
-					ready = ready && p.Leader >= 0
-				}
-				if ready {
-					return nil
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("topic %s: leaders not elected: %w", c.topic, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return cluster.CreateTopic(ctx, c.adm, c.topic, int32(t.Partitions), int16(t.Replication), nil)
 }
 
 func (c *cellRun) deleteTopic() {

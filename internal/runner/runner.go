@@ -155,7 +155,8 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	plan := NewPlan(&o)
 	o.Cells = plan.Cells
 
-	dir, err := runfolder.NewRunDir(o.ResultsDir, o.Spec.Name, time.Now())
+	started := time.Now()
+	dir, err := runfolder.NewRunDir(o.ResultsDir, o.Spec.Name, started)
 	if err != nil {
 		return res, err
 	}
@@ -218,7 +219,8 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 				return res, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
 			}
 			cr := &cellRun{opts: &o, cell: cell, iter: k, cluster: c, info: info,
-				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), plan: plan}
+				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), plan: plan,
+				stamp: started.UTC().Format("20060102T150405Z")}
 			if err := cr.run(ctx); err != nil {
 				if ctx.Err() != nil {
 					return res, fmt.Errorf("%w during %s: %v", ErrInterrupted, cell.Name, context.Cause(ctx))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkatest"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/runner"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -22,28 +23,15 @@ import (
 var chaosBinary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "chaosbench-runner-test-")
+	var err error
+	chaosBinary, err = kafkatest.BuildChaos()
 	if err != nil {
-		panic(err)
-	}
-	chaosBinary = filepath.Join(dir, "chaos")
-	out, err := exec.Command("go", "build", "-o", chaosBinary, "github.com/chaosbench/chaosbench/cmd/chaos").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build chaos: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
+	code := kafkatest.Run(m)
+	os.RemoveAll(filepath.Dir(chaosBinary))
 	os.Exit(code)
-}
-
-func requireKafka(t *testing.T) {
-	if err := cluster.LocalAvailable(cluster.LocalConfig{}); err != nil {
-		if os.Getenv("CHAOSBENCH_REQUIRE_KAFKA") != "" {
-			t.Fatalf("a real Kafka cluster is required: %v", err)
-		}
-		t.Skipf("skipping: no local Kafka cluster can start here: %v", err)
-	}
 }
 
 // everyStep is a short workload that takes every member action once. The
@@ -152,7 +140,7 @@ func overlaps(evs []history.Event) int {
 }
 
 func TestRunEveryStep(t *testing.T) {
-	requireKafka(t)
+	kafkatest.Require(t)
 	spec := loadWorkload(t, everyStep)
 	results := t.TempDir()
 	var out strings.Builder
@@ -252,7 +240,7 @@ func TestRunEveryStep(t *testing.T) {
 // TestRunInterruptedIsPartial interrupts a run mid-cell: the results are
 // marked partial, with the reason, and nothing it started is left running.
 func TestRunInterruptedIsPartial(t *testing.T) {
-	requireKafka(t)
+	kafkatest.Require(t)
 	spec := loadWorkload(t, strings.Replace(everyStep, "duration: 22s", "duration: 60s", 1))
 	results := t.TempDir()
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -1,4 +1,4 @@
-package loadgen
+package cluster
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// CreateTopic creates topic with the given partitions and replication and
-// waits until every partition has a leader. A topic that already exists is
-// fine if it has that many partitions; otherwise it is an error (the
-// workload's partitioning would not be what it says).
-func CreateTopic(ctx context.Context, adm *kadm.Client, topic string, partitions int32, replication int16) error {
-	resp, err := adm.CreateTopic(ctx, partitions, replication, nil, topic)
+// CreateTopic creates topic with the given partitions, replication and
+// topic configs (nil for none) and waits until every partition has a
+// leader. A topic that already exists is fine if it has that many
+// partitions; otherwise it is an error (the workload's partitioning would
+// not be what it says).
+func CreateTopic(ctx context.Context, adm *kadm.Client, topic string, partitions int32, replication int16, configs map[string]*string) error {
+	resp, err := adm.CreateTopic(ctx, partitions, replication, configs, topic)
 	if err == nil {
 		err = resp.Err
 	}

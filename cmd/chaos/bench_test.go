@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSaveBaselineThenCompare saves a baseline of a run (its records and
+// summaries, no histories) and compares the run against it.
+func TestSaveBaselineThenCompare(t *testing.T) {
+	run := t.TempDir()
+	copyCell(t, "kill-eager", run)
+	copyCell(t, "clean-cooperative", run)
+	for _, f := range []string{"run.json", "plan.json"} {
+		if err := os.WriteFile(filepath.Join(run, f), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := runAnalyze([]string{"-q", run}); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "baseline")
+	if err := saveBaseline(run, base); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"run.json", "plan.json", "kill-eager/cell.json", "kill-eager/summary.json", "clean-cooperative/summary.json"} {
+		if _, err := os.Stat(filepath.Join(base, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base, "kill-eager", "history")); !os.IsNotExist(err) {
+		t.Errorf("the baseline holds histories: %v", err)
+	}
+	if _, err := os.Stat(base + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("a temporary folder was left: %v", err)
+	}
+	out := filepath.Join(run, "compare.md")
+	if err := runCompare([]string{"-o", out, base, run}); err != nil {
+		t.Fatalf("a run compared with its own baseline: %v", err)
+	}
+	if b, err := os.ReadFile(out); err != nil || len(b) == 0 {
+		t.Errorf("compare.md: %v", err)
+	}
+}

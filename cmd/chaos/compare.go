@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/report"
+)
+
+const compareUsage = `usage: chaos compare [flags] BASELINE CANDIDATE
+
+Compares two sets of runs metric by metric. Cells are grouped by strategy,
+commit policy and client (read from cell.json, wherever they sit under
+each folder); a group's iterations (chaos run --repeat N) are its samples.
+A change is significant when the Mann-Whitney U test (exact, two-sided)
+rejects equal distributions at -alpha, and a regression when it is
+significant, in the worse direction and beyond the metric's threshold. A
+group with an invalid candidate cell where the baseline had none is a
+regression too. Significance needs iterations: with 5 per side the
+smallest possible p is 0.008, with 3 it is 0.1.
+
+Cells without summary.json are analysed first. Prints the comparison as
+Markdown (and writes it to -o).
+
+Exit status: 0 without regression, 1 with one, 2 on bad input.
+
+Metrics for -threshold: %s
+
+Flags:
+`
+
+func init() {
+	register("compare", "compare two sets of runs, metric by metric, with a rank test", runCompare)
+}
+
+// thresholds is the repeatable -threshold flag: NAME=VALUE, where VALUE
+// is a relative change ("20%"), an absolute one in the metric's unit
+// ("500"), or both ("20%,500"); NAME "default" sets every other metric's.
+type thresholds map[string]report.Threshold
+
+func (t thresholds) String() string {
+	var parts []string
+	for k, v := range t {
+		parts = append(parts, k+"="+v.String())
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+func (t thresholds) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" || value == "" {
+		return fmt.Errorf("%q: expected NAME=VALUE, such as pause_p95_ms=20%% or duplicates=100", s)
+	}
+	if _, known := report.MetricByName(name); !known && name != "default" {
+		return fmt.Errorf("%q: unknown metric %q (expected one of: %s, or default)", s, name, metricNames())
+	}
+	var th report.Threshold
+	for _, part := range strings.Split(value, ",") {
+		part = strings.TrimSpace(part)
+		if pct, isPct := strings.CutSuffix(part, "%"); isPct {
+			v, err := strconv.ParseFloat(pct, 64)
+			if err != nil || v < 0 {
+				return fmt.Errorf("%q: %q is not a non-negative percentage", s, part)
+			}
+			th.Relative = v / 100
+			continue
+		}
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || v < 0 {
+			return fmt.Errorf("%q: %q is neither a percentage (20%%) nor a non-negative number", s, part)
+		}
+		th.Absolute = v
+	}
+	t[name] = th
+	return nil
+}
+
+func metricNames() string {
+	var names []string
+	for _, m := range report.Metrics {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func runCompare(args []string) error {
+	fs := cli.NewFlagSet("compare", os.Stderr)
+	fs.Usage = func() { fmt.Fprintf(os.Stderr, compareUsage, metricNames()); fs.PrintDefaults() }
+	alpha := fs.Float64("alpha", 0.05, "significance level of the rank test")
+	th := thresholds{}
+	fs.Var(th, "threshold", "NAME=VALUE: how much worse a metric may get before a significant change is a regression; VALUE is 20% (relative), 500 (absolute, in the metric's unit) or both (20%,500); NAME default sets the others' (default 10%); repeatable")
+	out := fs.String("o", "", "also write the comparison (Markdown) to this file")
+	var cf checkFlags
+	cf.register(fs)
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return cli.Usagef("compare: expected BASELINE and CANDIDATE, got %d arguments", fs.NArg())
+	}
+	if *alpha <= 0 || *alpha >= 1 {
+		return cli.Usagef("-alpha: %g (expected a level between 0 and 1, such as 0.05)", *alpha)
+	}
+	opts, err := cf.options()
+	if err != nil {
+		return err
+	}
+	lo := report.LoadOptions{Analyze: true, Check: opts}
+	base, err := report.Load(fs.Arg(0), lo)
+	if err != nil {
+		return cli.Usage(fmt.Errorf("baseline: %w", err))
+	}
+	cand, err := report.Load(fs.Arg(1), lo)
+	if err != nil {
+		return cli.Usage(fmt.Errorf("candidate: %w", err))
+	}
+	co := report.CompareOptions{Alpha: *alpha, Thresholds: map[string]report.Threshold{}}
+	for k, v := range th {
+		if k == "default" {
+			v := v
+			co.Default = &v
+			continue
+		}
+		co.Thresholds[k] = v
+	}
+	c := report.Compare(base, cand, co)
+	var b bytes.Buffer
+	if err := report.WriteComparison(&b, c); err != nil {
+		return err
+	}
+	if _, err := os.Stdout.Write(b.Bytes()); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	if n := c.Regressions(); n > 0 {
+		return &cli.ExitError{Status: cli.ExitFailure, Err: fmt.Errorf("%d regression(s)", n)}
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/loadgen"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/workloads"
+)
+
+// Summary is summary.json of `loadgen run`.
+type Summary struct {
+	Workload     string    `json:"workload"`
+	WorkloadFile string    `json:"workload_file"`
+	Seed         int64     `json:"seed"`
+	Topic        string    `json:"topic"`
+	Client       string    `json:"client"`
+	Partitions   int       `json:"partitions"`
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
+	ElapsedS     float64   `json:"elapsed_s"`
+	Sent         int64     `json:"sent"`
+	Acked        int64     `json:"acked"`
+	Errors       int64     `json:"errors"`
+	Ambiguous    int64     `json:"ambiguous"`
+	Unreported   int64     `json:"unreported"`
+	// RecordsPerS is acknowledged records per second, from the first send
+	// to the last delivery report.
+	RecordsPerS float64 `json:"records_per_s"`
+	// ValueMBPerS is MiB (2^20 bytes) of record values per second, as
+	// Kafka's ProducerPerformance counts "MB/sec".
+	ValueMBPerS  float64                `json:"value_mb_per_s"`
+	ValueSize    int                    `json:"value_size"`
+	PerPartition []int64                `json:"per_partition"`
+	Latency      loadgen.LatencySummary `json:"latency"`
+	Complete     bool                   `json:"complete"`
+	Reason       string                 `json:"partial_reason,omitempty"`
+	Cluster      *cluster.Info          `json:"cluster,omitempty"`
+}
+
+func runCommand(args []string) error { return runLoad(args, os.Stdout, os.Stderr) }
+
+func runLoad(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("loadgen run", stderr)
+	var cf cluster.Flags
+	cf.Register(fs)
+	out := fs.String("out", "", "folder for the history, latency log and summary (default results/<UTC time>-<workload>-loadgen); created, never reused")
+	topic := fs.String("topic", "", "topic to produce to (default the workload's topic.name); created if missing")
+	duration := fs.Duration("duration", 0, "override the workload's duration (drops records)")
+	records := fs.Int64("records", 0, "override the workload's record count (drops duration)")
+	rate := fs.String("rate", "", `override the producer's rate: records/s, 0 or "unlimited" (drops ramp and steps)`)
+	quiet := fs.Bool("quiet", false, "no progress line")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: loadgen run [flags] WORKLOAD\n\nProduces the workload's traffic (topic, keys, value, producer sections) to a Kafka cluster: an\nexisting one (--bootstrap, -X), or a local one started for the run. Every delivery report becomes\na `produced` event in OUT/history/producer-0.0.jsonl; latencies go to OUT/producer.hlog.")
+		fs.PrintDefaults()
+	}
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return cli.Usagef("expected one workload file, got %d arguments", fs.NArg())
+	}
+	s, err := workloads.Load(fs.Arg(0))
+	if err != nil {
+		return cli.Usage(err)
+	}
+	// The chaos schedule is the chaos driver's: a producer run alone
+	// leaves it out.
+	if n := len(s.Chaos.Steps); n > 0 {
+		fmt.Fprintf(stderr, "note: the workload's chaos schedule (%d steps) is not run by loadgen run\n", n)
+	}
+	ov := workloads.Overrides{Duration: *duration, Records: *records, ProducerOnly: true}
+	if *rate != "" {
+		r := 0.0
+		if *rate != "unlimited" {
+			if r, err = strconv.ParseFloat(*rate, 64); err != nil || r < 0 {
+				return cli.Usagef(`--rate %q: expected records/s >= 0, or "unlimited"`, *rate)
+			}
+		}
+		ov.Rate = &r
+	}
+	if err := s.Override(ov); err != nil {
+		return cli.Usage(err)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	brokersSet := false
+	fs.Visit(func(f *flag.Flag) { brokersSet = brokersSet || f.Name == "brokers" })
+	if !brokersSet {
+		cf.Brokers = s.Broker.Brokers
+	}
+	if *topic == "" {
+		*topic = s.Topic.Name
+	}
+
+	dir := *out
+	if dir == "" {
+		if dir, err = runfolder.NewRunDir("results", s.Name+"-loadgen", time.Now()); err != nil {
+			return err
+		}
+	} else if err := newDir(dir); err != nil {
+		return cli.Usage(err)
+	}
+	for _, sub := range []string{"history", "logs"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return err
+		}
+	}
+	if src, err := os.ReadFile(s.File); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, "workload.yaml"), src, 0o644); err != nil {
+			return err
+		}
+	}
+
+	ctx, stop := cli.SignalContext(context.Background())
+	defer stop()
+	c, err := cluster.Open(ctx, cf.Options(filepath.Join(dir, "logs"), s.BrokerSettings()))
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	adm, err := cluster.NewAdmin(c.Bootstrap(), c.Props())
+	if err != nil {
+		return err
+	}
+	tctx, cancel := context.WithTimeout(ctx, time.Minute)
+	err = cluster.CreateTopic(tctx, adm, *topic, int32(s.Topic.Partitions), int16(s.Topic.Replication), nil)
+	cancel()
+	adm.Close()
+	if err != nil {
+		return err
+	}
+
+	hist, err := history.Create(filepath.Join(dir, "history"), "producer-0", 0)
+	if err != nil {
+		return err
+	}
+	defer hist.Close()
+	hlog, err := os.OpenFile(filepath.Join(dir, "producer.hlog"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer hlog.Close()
+	clientLog, err := os.Create(filepath.Join(dir, "logs", "producer.log"))
+	if err != nil {
+		return err
+	}
+	defer clientLog.Close()
+
+	cfg := loadgen.Config{
+		Spec: s, Topic: *topic, Bootstrap: c.Bootstrap(), Props: c.Props(),
+		History: hist, LatencyLog: hlog, Log: clientLog,
+	}
+	if !*quiet {
+		cfg.OnProgress = func(p loadgen.Progress) {
+			fmt.Fprintf(stderr, "%6.0fs  %8.0f records/s  acked %9d  errors %d  p99 %s\n",
+				p.Elapsed.Seconds(), p.Rate, p.Acked, p.Errors, fmtDuration(p.P99))
+		}
+	}
+	p, err := loadgen.New(cfg)
+	if err != nil {
+		return cli.Usage(err)
+	}
+	fmt.Fprintf(stderr, "loadgen: %s to %s (%d partitions, %s partitioner, %s client) at %s; results in %s\n",
+		s.Name, *topic, s.Topic.Partitions, s.Producer.Partitioner, s.Producer.Client, c.Bootstrap(), dir)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	res, runErr := p.Run(ctx)
+	if res == nil {
+		return runErr
+	}
+	sum := Summary{
+		Workload: s.Name, WorkloadFile: s.File, Seed: s.Seed, Topic: res.Topic, Client: res.Client,
+		Partitions: len(res.PerPartition), Start: res.Start, End: res.End, ElapsedS: res.Elapsed().Seconds(),
+		Sent: res.Sent, Acked: res.Acked, Errors: res.Errors, Ambiguous: res.Ambiguous, Unreported: res.Unreported,
+		RecordsPerS: res.Rate(), ValueMBPerS: res.Rate() * float64(res.ValueSize) / (1 << 20), ValueSize: res.ValueSize,
+		PerPartition: res.PerPartition, Latency: res.Latency, Complete: !res.Interrupted && runErr == nil,
+	}
+	if info, err := c.Info(context.Background()); err == nil {
+		sum.Cluster = &info
+	}
+	switch {
+	case res.Interrupted:
+		sum.Reason = context.Cause(ctx).Error()
+	case runErr != nil:
+		sum.Reason = runErr.Error()
+	}
+	if err := runfolder.WriteJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
+		return errors.Join(runErr, err)
+	}
+	printSummary(stdout, sum, dir)
+	return runErr
+}
+
+// newDir creates dir, which must not exist or be empty: results are never
+// overwritten.
+func newDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err == nil && len(entries) > 0 {
+		return fmt.Errorf("--out %s: not empty; results are never overwritten, choose another folder", dir)
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.0fus", float64(d)/1e3)
+}
+
+func ms(v float64) string { return fmtDuration(time.Duration(v * 1e6)) }
+
+func printSummary(w io.Writer, s Summary, dir string) {
+	state := "complete"
+	if !s.Complete {
+		state = "PARTIAL: " + s.Reason
+	}
+	fmt.Fprintf(w, "workload %s: topic %s, %d partitions, %s client (%s)\n", s.Workload, s.Topic, s.Partitions, s.Client, state)
+	fmt.Fprintf(w, "sent %d, acked %d, errors %d (%d ambiguous) in %.2fs: %.0f records/s, %.2f MB/s of values\n",
+		s.Sent, s.Acked, s.Errors, s.Ambiguous, s.ElapsedS, s.RecordsPerS, s.ValueMBPerS)
+	for _, l := range []struct {
+		what string
+		p    loadgen.Percentiles
+	}{{"from intended send", s.Latency.Intended}, {"from send", s.Latency.Sent}} {
+		fmt.Fprintf(w, "latency %-18s p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n", l.what+":",
+			ms(l.p.P50), ms(l.p.P90), ms(l.p.P99), ms(l.p.P999), ms(l.p.Max))
+	}
+	if len(s.PerPartition) > 0 && s.Acked > 0 {
+		lo, hi := slices.Min(s.PerPartition), slices.Max(s.PerPartition)
+		mean := float64(s.Acked) / float64(len(s.PerPartition))
+		fmt.Fprintf(w, "records per partition: min %d, max %d (max/mean %.2f)\n", lo, hi, float64(hi)/mean)
+	}
+	fmt.Fprintf(w, "results: %s\n", dir)
+}

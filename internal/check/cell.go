@@ -1,0 +1,221 @@
+package check
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
+)
+
+// Files a cell folder holds or gets.
+const (
+	CellFile    = "cell.json"
+	SummaryFile = "summary.json"
+	LatencyLog  = "latency.hlog"
+)
+
+// cellRecord is cell.json as this package reads it: the run folder's
+// record, plus the producer settings when the driver records them.
+type cellRecord struct {
+	runfolder.Cell
+	// Producer holds the producer's effective settings by Kafka property
+	// name; enable.idempotence decides whether a same-partition reorder
+	// is a failure.
+	Producer map[string]string `json:"producer"`
+}
+
+// ReadCellInfo reads a cell folder's cell.json.
+func ReadCellInfo(dir string) (CellInfo, error) {
+	path := filepath.Join(dir, CellFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return CellInfo{}, err
+	}
+	var c cellRecord
+	if err := json.Unmarshal(b, &c); err != nil {
+		return CellInfo{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.Strategy == "" {
+		return CellInfo{}, fmt.Errorf("%s: field \"strategy\": missing (expected a strategy name such as \"sticky\")", path)
+	}
+	if c.CommitPolicy == "" {
+		return CellInfo{}, fmt.Errorf("%s: field \"commit_policy\": missing (expected a commit policy such as \"sync-batch\")", path)
+	}
+	info := CellInfo{
+		Cell: c.Cell.Cell, Strategy: c.Strategy, CommitPolicy: c.CommitPolicy, Client: c.Client, Iteration: c.Iteration,
+		Topic: c.Topic, Partitions: c.Partitions, Members: c.Members,
+		Complete: c.Complete, PartialReason: c.PartialReason, DrainComplete: c.DrainComplete,
+	}
+	if info.Cell == "" {
+		info.Cell = filepath.Base(dir)
+	}
+	if !c.Start.IsZero() {
+		info.StartT = c.Start.UnixNano()
+	}
+	if !c.TrafficEnd.IsZero() {
+		info.TrafficEndT = c.TrafficEnd.UnixNano()
+	}
+	if !c.DrainEnd.IsZero() {
+		info.DrainEndT = c.DrainEnd.UnixNano()
+	}
+	if v, ok := c.Producer["enable.idempotence"]; ok {
+		switch strings.ToLower(v) {
+		case "true":
+			info.IdempotentProducer = ptr(true)
+		case "false":
+			info.IdempotentProducer = ptr(false)
+		default:
+			return CellInfo{}, fmt.Errorf("%s: field \"producer\".\"enable.idempotence\": %q (expected true or false)", path, v)
+		}
+	}
+	return info, nil
+}
+
+// AnalyzeCell analyses one cell folder (cell.json and history/*.jsonl) in
+// one streaming pass. The result also holds the latency histograms for
+// WriteCell.
+func AnalyzeCell(dir string, opts Options) (*Summary, error) {
+	info, err := ReadCellInfo(dir)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := history.Files(runfolder.HistoryDir(dir))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s: no history files (*.jsonl)", runfolder.HistoryDir(dir))
+	}
+	src, err := history.OpenMerged(paths...)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	a := newAnalyzer(info, opts)
+	a.files = len(paths)
+	s, err := a.run(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	ext, err := ReadFindings(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.AddFindings(ext...)
+	return s, nil
+}
+
+// FindingsDir is where other checkers leave their findings for a cell:
+// <cell>/findings/<checker>.json, each a JSON list of findings.
+const FindingsDir = "findings"
+
+// ReadFindings reads the findings other checkers left in a cell folder
+// (none when the folder has no findings/). Files are read in name order.
+func ReadFindings(dir string) ([]Finding, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, FindingsDir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []Finding
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var fs []Finding
+		if err := json.Unmarshal(b, &fs); err != nil {
+			return nil, fmt.Errorf("%s: %w (expected a JSON list of findings: [{\"checker\", \"kind\", \"verdict\", \"count\", \"message\", \"examples\"}])", p, err)
+		}
+		for i, f := range fs {
+			if f.Checker == "" || f.Kind == "" {
+				return nil, fmt.Errorf("%s: finding %d: fields \"checker\" and \"kind\" are required", p, i+1)
+			}
+			switch f.Verdict {
+			case "", Valid, Invalid, Unknown:
+			default:
+				return nil, fmt.Errorf("%s: finding %d: field \"verdict\": %q (expected valid, invalid or unknown)", p, i+1, f.Verdict)
+			}
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+// WriteCell writes summary.json and latency.hlog into a cell folder, each
+// to a temporary file renamed into place: a reader never sees half of one.
+func WriteCell(dir string, s *Summary) error {
+	if s.latency != nil {
+		tmp := filepath.Join(dir, LatencyLog+".tmp")
+		f, err := os.Create(tmp)
+		if err != nil {
+			return err
+		}
+		err = s.latency.writeLatencyLog(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, LatencyLog)); err != nil {
+			return err
+		}
+	}
+	return runfolder.WriteJSON(filepath.Join(dir, SummaryFile), s)
+}
+
+// ReadSummary reads a cell folder's summary.json.
+func ReadSummary(dir string) (*Summary, error) {
+	path := filepath.Join(dir, SummaryFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s: field \"schema_version\": %d (this build reads version %d; re-run chaos analyze)", path, s.SchemaVersion, SchemaVersion)
+	}
+	return &s, nil
+}
+
+// FindCells returns every cell folder (a folder with cell.json) under
+// root, root included, sorted by path. Cells sit at <run>/<cell>/ or, for
+// repeated runs, deeper (<run>/<cell>/iter-<k>/): wherever cell.json is.
+func FindCells(root string) ([]string, error) {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "history" || d.Name() == "logs") && path != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == CellFile {
+			dirs = append(dirs, filepath.Dir(path))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%s: no cell folders (a folder with %s) found", root, CellFile)
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+// IsNotExist reports whether err means a file is missing.
+func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

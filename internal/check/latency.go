@@ -1,0 +1,183 @@
+package check
+
+import (
+	"fmt"
+	"io"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/chaosbench/chaosbench/internal/history"
+)
+
+// Latency (design.md, "Latency"): produce-to-process time, from the
+// record's intended send time (free of coordinated omission) to its first
+// processing, in two HdrHistograms: steady state, and disruptions. The
+// disruption side holds the records processed in a disruption's window
+// and in the catch-up after it, until the group's lag is back to its
+// level before the disruption: the backlog a disruption leaves is its
+// cost, not the steady state's. "Its level" is the highest lag at any
+// moment of the baseline before it (records in flight are lag too).
+// Redeliveries are left out (they measure the redelivery, not the
+// pipeline), as is the warmup phase.
+type latencyState struct {
+	steady, disrupted *hdrhistogram.Histogram
+	// A disruption's window ends at its last activity, which a streaming
+	// pass learns only later: records processed after the latest
+	// disruption's last activity, while it may still grow (it has no
+	// partition down and its grace has not passed), wait in tentative.
+	// They join the disruption's if it shows activity again, the steady
+	// state's otherwise. Memory stays one histogram.
+	tentative  *hdrhistogram.Histogram
+	tentativeD *disruption
+	negative   int64
+	overflow   int64
+	startT     int64
+	endT       int64
+}
+
+// Latencies are recorded in microseconds, from 1 µs to one hour, with
+// three significant digits.
+const (
+	latencyMaxUs  = 3_600_000_000
+	latencyDigits = 3
+)
+
+func newLatencyHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, latencyMaxUs, latencyDigits)
+}
+
+func (s *latencyState) init() {
+	s.steady, s.disrupted, s.tentative = newLatencyHistogram(), newLatencyHistogram(), newLatencyHistogram()
+}
+
+func (s *latencyState) record(a *analyzer, e *history.Event) {
+	if e.IntendedT == 0 || PreSteady(a.phase) {
+		return
+	}
+	us := (e.T - e.IntendedT) / 1000
+	if us < 0 {
+		s.negative++
+		us = 0
+	}
+	if us > latencyMaxUs {
+		s.overflow++
+		us = latencyMaxUs
+	}
+	h := s.steady
+	switch {
+	case a.openDisr > 0 || a.catchingUp():
+		h = s.disrupted
+	case len(a.disr) > 0:
+		d := a.disr[len(a.disr)-1]
+		if e.T-d.last <= a.grace {
+			h, s.tentativeD = s.tentative, d
+		} else {
+			s.settle(a, e.T)
+		}
+	}
+	if err := h.RecordValue(us); err != nil {
+		s.overflow++
+	}
+}
+
+// catchingUp reports whether the group is still working off the backlog
+// of the latest disruption: its window has closed, but the lag is above
+// its level before the disruption.
+func (a *analyzer) catchingUp() bool {
+	if len(a.disr) == 0 {
+		return false
+	}
+	d := a.disr[len(a.disr)-1]
+	if d.caughtUp || len(d.pauses) == 0 {
+		return false // caught up, or it stopped nothing: no backlog of its own
+	}
+	if a.lagTotal <= d.lagBefore {
+		d.caughtUp, d.caughtUpT = true, a.stats.LastT
+		return false
+	}
+	return true
+}
+
+// extend: d showed activity, so its window covers what was tentative.
+func (s *latencyState) extend(d *disruption) {
+	if s.tentativeD == d && s.tentative.TotalCount() > 0 {
+		s.disrupted.Merge(s.tentative)
+		s.tentative.Reset()
+	}
+}
+
+// settle: the tentative records were after the window ended.
+func (s *latencyState) settle(a *analyzer, t int64) {
+	if s.tentative.TotalCount() > 0 {
+		s.steady.Merge(s.tentative)
+		s.tentative.Reset()
+	}
+	s.tentativeD = nil
+}
+
+// LatencyPercentiles are the percentiles kept for plots.
+var LatencyPercentiles = []float64{0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100}
+
+func summarizeLatency(h *hdrhistogram.Histogram) LatencySummary {
+	ms := func(us int64) float64 { return float64(us) / 1e3 }
+	l := LatencySummary{Count: h.TotalCount()}
+	if l.Count == 0 {
+		return l
+	}
+	l.Mean = h.Mean() / 1e3
+	l.P50, l.P90, l.P99, l.P999 = ms(h.ValueAtPercentile(50)), ms(h.ValueAtPercentile(90)), ms(h.ValueAtPercentile(99)), ms(h.ValueAtPercentile(99.9))
+	l.Max = ms(h.Max())
+	for _, p := range LatencyPercentiles {
+		v := h.ValueAtPercentile(p)
+		if p == 100 {
+			v = h.Max()
+		}
+		l.Percentiles = append(l.Percentiles, Percentile{P: p, Ms: ms(v)})
+	}
+	return l
+}
+
+func (a *analyzer) latencyResult(s *Summary) {
+	a.lat.settle(a, a.stats.LastT)
+	r := &s.Latency
+	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
+	r.Steady = summarizeLatency(a.lat.steady)
+	r.Disruption = summarizeLatency(a.lat.disrupted)
+	r.Negative = a.lat.negative
+	if a.lat.negative > 0 {
+		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "negative_latency", Verdict: Valid, Count: a.lat.negative,
+			Message: fmt.Sprintf("%s processed before the intended send time (clocks of different hosts disagree); recorded as 0", plural(a.lat.negative, "record"))})
+	}
+}
+
+// writeLatencyLog writes the two histograms to w as an HdrHistogram log
+// (tags "steady" and "disruption"), readable by HdrHistogram's tools.
+func (s *latencyState) writeLatencyLog(w io.Writer) error {
+	lw := hdrhistogram.NewHistogramLogWriter(w)
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return err
+	}
+	if err := lw.OutputComment("chaosbench produce-to-process latency, microseconds"); err != nil {
+		return err
+	}
+	start := s.startT / 1e6
+	if err := lw.OutputStartTime(start); err != nil {
+		return err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return err
+	}
+	for _, x := range []struct {
+		tag string
+		h   *hdrhistogram.Histogram
+	}{{"steady", s.steady}, {"disruption", s.disrupted}} {
+		h := x.h.Clone()
+		h.SetTag(x.tag)
+		h.SetStartTimeMs(start)
+		h.SetEndTimeMs(s.endT / 1e6)
+		if err := lw.OutputIntervalHistogram(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}

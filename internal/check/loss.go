@@ -1,0 +1,72 @@
+package check
+
+import "fmt"
+
+// Loss (design.md, "Loss"): an acknowledged produced record never
+// processed by the end of the drain. Lost records are told apart by where
+// they are: skipped (below an offset of their partition that was
+// processed: the group moved past them) or tail (above every processed
+// offset: never reached). A tail is loss only if the drain completed;
+// otherwise the records may simply not have been consumed yet.
+type lossState struct {
+	late int64
+}
+
+func (a *analyzer) lossResult(s *Summary) {
+	r := &s.Loss
+	r.Acknowledged = a.stats.Acked
+	r.Late = a.loss.late
+	var ex []Example
+	for _, p := range a.parts {
+		top := p.processed.max()
+		p.acked.minus(&p.processed, func(lo, hi int64) bool {
+			// Split the run at the highest processed offset.
+			if lo < top {
+				h := min(hi, top-1)
+				r.Skipped += h - lo + 1
+				if len(ex) < a.opts.MaxExamples {
+					ex = append(ex, lostExample(p.id, lo, h, "skipped: a later offset of the partition was processed"))
+				}
+			}
+			if hi > top {
+				l := max(lo, top+1)
+				r.Tail += hi - l + 1
+				if len(ex) < a.opts.MaxExamples {
+					ex = append(ex, lostExample(p.id, l, hi, "tail: no later offset of the partition was processed"))
+				}
+			}
+			return true
+		})
+		r.Unacknowledged += p.processed.len() - p.processed.countCommon(&p.acked)
+	}
+	r.Lost = r.Skipped + r.Tail
+	g := GuaranteeOf(a.cell.CommitPolicy)
+	drained := a.cell.DrainComplete
+	switch g {
+	case AtLeastOnce:
+		r.Check = Check{Verdict: Valid, Expect: "no loss (at-least-once)"}
+		switch {
+		case r.Skipped > 0 || (r.Tail > 0 && drained):
+			r.Verdict = Invalid
+			r.Reason = fmt.Sprintf("%d acknowledged records never processed (%d skipped, %d at the tail)", r.Lost, r.Skipped, r.Tail)
+		case r.Tail > 0:
+			r.Verdict = Unknown
+			r.Reason = fmt.Sprintf("%d acknowledged records at the tail were not processed before the drain ended incomplete", r.Tail)
+		}
+	case AtMostOnce:
+		r.Check = Check{Verdict: Valid, Expect: "loss allowed (at-most-once)"}
+	default:
+		r.Check = Check{Verdict: Valid, Expect: "loss allowed and reported (" + g + ")"}
+	}
+	r.Examples = ex
+}
+
+func lostExample(p int32, lo, hi int64, detail string) Example {
+	e := Example{Partition: ptr(p), Detail: detail}
+	if lo == hi {
+		e.Offset = ptr(lo)
+	} else {
+		e.Offsets = fmt.Sprintf("%d-%d", lo, hi)
+	}
+	return e
+}

@@ -1,0 +1,471 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+)
+
+// The group model: who owns each partition, which partitions are live,
+// and the disruptions. Every checker reads it; only the hooks below change
+// it. Its state is bounded by partitions, members and disruptions.
+
+// member is one incarnation of a consumer-group member.
+type member struct {
+	proc  string
+	inc   int
+	name  string // "m1.0"
+	load  *procLoad
+	alive bool
+	// joined: it has been given an assignment (possibly empty).
+	joined bool
+	// assignT[p] is when this member was last assigned p (-1: never).
+	assignT []int64
+	// owned counts the partitions it owns; ownedSince is when it went
+	// from none to some.
+	owned      int
+	ownedSince int64
+}
+
+func (m *member) assignedAt(p int32) int64 {
+	if int(p) < len(m.assignT) {
+		return m.assignT[p]
+	}
+	return -1
+}
+
+func (m *member) setAssigned(p int32, t int64) {
+	m.joined = true
+	for int(p) >= len(m.assignT) {
+		m.assignT = append(m.assignT, -1)
+	}
+	m.assignT[p] = t
+}
+
+// partition is one partition of the cell's topic.
+type partition struct {
+	id int32
+	// holders are the members that hold p in their own view (assigned and
+	// not yet revoked or lost); owner is the one with the newest
+	// assignment, the partition's rightful owner.
+	holders []*member
+	owner   *member
+	// everOwned: some member was assigned p (or processed it, for
+	// histories without assignment events).
+	everOwned bool
+	// lastOwner is the name of the last member that owned p.
+	lastOwner string
+	// live: processed by its owner since its ownership began (design.md,
+	// "Live partition").
+	live bool
+	// pause is the open pause (ownership ended, not live again); last is
+	// the most recent pause, open or not, to which redeliveries belong.
+	pause *pause
+	last  *pause
+
+	processed intervals // offsets processed at least once
+	acked     intervals // offsets of acknowledged produced records
+	committed int64     // latest successful commit, -1 none
+	// records counts acknowledged produced records (skew).
+	records int64
+}
+
+// pause is one partition's pause in one disruption.
+type pause struct {
+	p     *partition
+	d     *disruption
+	from  *member // the owner that stopped
+	to    *member // the owner whose processing ended the pause
+	start int64
+	end   int64 // 0 while open
+	// reacquired is when a member was (re)assigned the partition, or the
+	// paused owner resumed; 0 while nobody has it.
+	reacquired int64
+	idle       bool
+	// bound: records processed at or above the committed offset the next
+	// owner starts from (when the pause began, until it is taken over);
+	// extra: records the old owner processed while not owning it.
+	bound int64
+	extra int64
+	dups  int64
+}
+
+// disruption is a chaos step or an unplanned membership change.
+type disruption struct {
+	out       Disruption
+	pauses    []*pause
+	open      int   // pauses still open
+	last      int64 // last activity: a pause ended or an assignment event
+	gens      map[int32]struct{}
+	before    []*member // owners at the start, by partition
+	after     []*member // owners when the window last closed
+	closed    bool      // after is valid
+	assignees map[string]struct{}
+	groupStop int64
+	dups      int64
+	// reassignments counts partitions given to a member other than their
+	// last owner, every time (moved counts only the net change).
+	reassignments int
+	// lagBefore is the group's highest lag at any moment of the baseline
+	// before it; caughtUp is set once the lag is back to it after the
+	// window.
+	lagBefore int64
+	caughtUp  bool
+	caughtUpT int64
+}
+
+func (a *analyzer) part(id int32) *partition {
+	if id < 0 {
+		return nil
+	}
+	for int(id) >= len(a.parts) {
+		a.parts = append(a.parts, &partition{id: int32(len(a.parts)), committed: -1})
+	}
+	return a.parts[id]
+}
+
+type memberKey struct {
+	proc string
+	inc  int
+}
+
+func (a *analyzer) member(proc string, inc int) *member {
+	// Nearly every event names a member seen before: a small cache, by
+	// the name's last byte and the incarnation, saves the map lookup.
+	var cached **member
+	if proc != "" {
+		cached = &a.recent[(int(proc[len(proc)-1])+inc*5)&(len(a.recent)-1)]
+		if m := *cached; m != nil && m.inc == inc && m.proc == proc {
+			return m
+		}
+	}
+	k := memberKey{proc, inc}
+	if m := a.members[k]; m != nil {
+		if cached != nil {
+			*cached = m
+		}
+		return m
+	}
+	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), alive: true, load: a.procLoad(proc)}
+	a.members[k] = m
+	a.memberOrder = append(a.memberOrder, m)
+	return m
+}
+
+// lookupMember returns a member that has appeared in the history, or nil.
+func (a *analyzer) lookupMember(proc string, inc int) *member {
+	return a.members[memberKey{proc, inc}]
+}
+
+// setOwner makes m the owner of p (nil: nobody).
+func (a *analyzer) setOwner(p *partition, m *member, t int64) {
+	if p.owner == m {
+		return
+	}
+	if a.shutdown && a.drainEndT > 0 && t > a.drainEndT {
+		t = a.drainEndT // ownership is counted up to the end of the drain
+	}
+	if o := p.owner; o != nil {
+		o.owned--
+		if o.owned == 0 {
+			o.load.ownedNs += t - o.ownedSince
+		}
+	}
+	p.owner = m
+	if m != nil {
+		p.everOwned = true
+		p.lastOwner = m.proc
+		if m.owned == 0 {
+			m.ownedSince = t
+		}
+		m.owned++
+	}
+}
+
+func (p *partition) removeHolder(m *member) {
+	for i, h := range p.holders {
+		if h == m {
+			p.holders = append(p.holders[:i], p.holders[i+1:]...)
+			return
+		}
+	}
+}
+
+// lag is the partition's lag: its highest acknowledged offset minus its
+// highest processed offset, at least 0.
+func (p *partition) lag() int64 { return max(p.acked.max()-p.processed.max(), 0) }
+
+// nothingToConsume reports whether p has no record at or above the
+// offset its next owner starts from (the committed offset).
+func (p *partition) nothingToConsume() bool {
+	c := max(p.committed, 0)
+	return max(p.acked.max(), p.processed.max()) < c
+}
+
+// assign records that m was assigned p at t.
+func (a *analyzer) assign(p *partition, m *member, t int64, trig string) {
+	m.setAssigned(p.id, t)
+	p.holders = append(p.holders, m)
+	if old := p.owner; old != nil && old != m && p.pause == nil {
+		// The old owner never gave p up (killed, frozen, fenced): its
+		// ownership ends now.
+		a.endOwnership(p, t, nil, "reassigned from "+old.name)
+	}
+	if p.lastOwner != "" && p.lastOwner != m.proc && !a.shutdown {
+		if d := a.current(t); d != nil {
+			d.reassignments++
+		}
+	}
+	a.setOwner(p, m, t)
+	if pp := p.pause; pp != nil && !a.shutdown {
+		a.reacquire(pp, t, m)
+	}
+}
+
+// reacquire: a member took p over (or its paused owner went on) at t.
+func (a *analyzer) reacquire(pp *pause, t int64, m *member) {
+	p := pp.p
+	if pp.reacquired == 0 {
+		// The new owner starts from the commit it can see: the latest one
+		// recorded before now (a commit is recorded after the broker
+		// acknowledged it). What the old owner processed at or above it
+		// can come again.
+		pp.bound = p.processed.countFrom(max(p.committed, 0))
+	}
+	pp.reacquired = t
+	if p.nothingToConsume() {
+		a.closePause(pp, t, true, m)
+	}
+}
+
+// unassign records that m gave up p (revoked or lost) at t.
+func (a *analyzer) unassign(p *partition, m *member, t int64, trig string) {
+	p.removeHolder(m)
+	if p.owner != m {
+		return // a stale holder (zombie) learning it lost p: no change
+	}
+	a.endOwnership(p, t, nil, trig)
+	a.setOwner(p, nil, t)
+}
+
+// lose records that m learned it lost p at t (a session or poll timeout).
+// A member losing its membership is a disruption of its own, unless a
+// window is still open or the latest chaos step targeted that member.
+func (a *analyzer) lose(p *partition, m *member, t int64) {
+	p.removeHolder(m)
+	if p.owner != m {
+		return
+	}
+	var d *disruption
+	if c := a.current(t); c != nil && (c.open > 0 || c.out.Target == m.proc) {
+		d = c
+	} else if !a.shutdown {
+		d = a.open(t, "rebalance", "lost by "+m.name)
+	}
+	a.endOwnership(p, t, d, "")
+	a.setOwner(p, nil, t)
+}
+
+// endOwnership: p's owner stopped processing it at t. d is the
+// disruption that caused it, if known (a chaos step); otherwise the
+// current one, or a new unplanned one with the given trigger.
+func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig string) {
+	if p.pause != nil {
+		return // already stopped: the first cause counts
+	}
+	if a.shutdown {
+		if p.live {
+			p.live = false
+			a.live--
+		}
+		return
+	}
+	if d == nil {
+		d = a.current(t)
+		if d == nil {
+			d = a.open(t, "rebalance", trig)
+		}
+	}
+	pp := &pause{p: p, d: d, from: p.owner, start: t}
+	pp.bound = p.processed.countFrom(max(p.committed, 0))
+	p.pause, p.last = pp, pp
+	d.pauses = append(d.pauses, pp)
+	if d.open == 0 {
+		a.openDisr++
+	}
+	d.open++
+	a.touch(d, t)
+	if p.live {
+		p.live = false
+		a.live--
+		if a.live == 0 {
+			a.stopStart, a.stopD = t, d
+		}
+	}
+}
+
+// becomeLive: p's owner processed it (or, idle, got it) at t.
+func (a *analyzer) becomeLive(p *partition, t int64) {
+	if p.live {
+		return
+	}
+	p.live = true
+	a.live++
+	if a.live == 1 && a.stopD != nil {
+		if d := t - a.stopStart; d > a.stopD.groupStop {
+			a.stopD.groupStop = d
+		}
+		a.stopD = nil
+	}
+}
+
+// closePause ends an open pause at t.
+func (a *analyzer) closePause(pp *pause, t int64, idle bool, to *member) {
+	pp.end, pp.idle, pp.to = t, idle, to
+	p := pp.p
+	p.pause = nil
+	a.becomeLive(p, t)
+	d := pp.d
+	d.open--
+	if d.open == 0 {
+		a.openDisr--
+	}
+	a.touch(d, t)
+	if d.open == 0 {
+		d.snapshotAfter(a)
+		a.sampleSpread()
+	}
+}
+
+// current returns the disruption an ownership change at t belongs to:
+// the most recent one that is open (a partition it affected is not live
+// again), still pending (it is the latest and has affected nothing yet),
+// or ended less than the rebalance grace ago; nil if none.
+func (a *analyzer) current(t int64) *disruption {
+	for i := len(a.disr) - 1; i >= 0; i-- {
+		d := a.disr[i]
+		if d.open > 0 || t-d.last <= a.grace {
+			return d
+		}
+		if i == len(a.disr)-1 && len(d.pauses) == 0 {
+			return d
+		}
+	}
+	return nil
+}
+
+// open starts a disruption at t.
+func (a *analyzer) open(t int64, cause, trig string) *disruption {
+	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}}
+	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
+	d.last = t
+	a.lat.settle(a, t) // the previous disruption's window cannot grow now
+	// The lag level it must come back to is the steady state's: measured
+	// after the previous disruption caught up, or inherited from it while
+	// it has not.
+	from := t - int64(a.opts.BaselineWindow)
+	var prev *disruption
+	if n := len(a.disr); n > 0 {
+		prev = a.disr[n-1]
+		switch {
+		case len(prev.pauses) == 0:
+			from = max(from, prev.last)
+		case prev.open == 0 && prev.caughtUp:
+			from = max(from, prev.caughtUpT)
+		default:
+			from = t // still disrupted: nothing to measure
+		}
+	}
+	if lag, ok := a.tl.peakBefore(from, t); ok {
+		d.lagBefore = lag
+	} else if prev != nil {
+		d.lagBefore = prev.lagBefore
+	} else {
+		d.lagBefore = a.lagTotal
+	}
+	d.before = make([]*member, len(a.parts))
+	for i, p := range a.parts {
+		d.before[i] = p.owner
+	}
+	a.disr = append(a.disr, d)
+	return d
+}
+
+// touch records activity of d at t: its window reaches at least to t.
+func (a *analyzer) touch(d *disruption, t int64) {
+	if t > d.last {
+		d.last = t
+	}
+	a.lat.extend(d)
+}
+
+// rebalanceEvent attributes an assignment event to the current
+// disruption, if any.
+func (a *analyzer) rebalanceEvent(t int64, gen int32, m *member, assigned bool) {
+	if a.shutdown {
+		return
+	}
+	d := a.current(t)
+	if d == nil {
+		return
+	}
+	a.touch(d, t)
+	if gen > 0 {
+		d.gens[gen] = struct{}{}
+	}
+	if assigned {
+		d.assignees[m.proc] = struct{}{}
+	}
+	if d.open == 0 {
+		d.snapshotAfter(a) // settled, as far as is known now
+	}
+}
+
+func (d *disruption) snapshotAfter(a *analyzer) {
+	d.after = make([]*member, len(a.parts))
+	for i, p := range a.parts {
+		d.after[i] = p.owner
+	}
+	d.closed = true
+}
+
+// stopMember: a chaos step stopped m processing at t (kill, stop, pause,
+// slow, restart): every partition it owns is paused, caused by d.
+func (a *analyzer) stopMember(m *member, t int64, d *disruption) {
+	for _, p := range a.parts {
+		if p.owner == m {
+			a.endOwnership(p, t, d, "")
+		}
+	}
+}
+
+// memberGone: m's process is gone (killed or exited): it holds nothing.
+func (a *analyzer) memberGone(m *member, t int64, d *disruption, trig string) {
+	m.alive = false
+	for _, p := range a.parts {
+		if p.owner == m {
+			a.endOwnership(p, t, d, trig)
+			a.setOwner(p, nil, t)
+		}
+		p.removeHolder(m)
+	}
+}
+
+// resumeMember: a paused member was let go on at t: the partitions it
+// still owns are reacquired.
+func (a *analyzer) resumeMember(m *member, t int64) {
+	for _, p := range a.parts {
+		if pp := p.pause; pp != nil && p.owner == m && !a.shutdown {
+			a.reacquire(pp, t, m)
+		}
+	}
+}
+
+// sortedMembers returns the members in order of first appearance.
+func sortedNames(set map[string]struct{}) []string {
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

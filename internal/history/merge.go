@@ -1,0 +1,292 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Merger reads several history files as one stream in time order. Ties
+// are broken by file (in the order given) and then by line, so the order
+// is deterministic. Each file must be in time order itself, as Writer
+// guarantees; an event earlier than its file's previous one is reported as
+// a *LineError.
+//
+// Each file is decoded on its own goroutine, a few batches of events
+// ahead of the merge: decoding, the bulk of the work, runs on every core
+// while the caller consumes the merged stream. Memory is bounded by the
+// number of files, whatever their length. Close stops the goroutines.
+type Merger struct {
+	feeds []*feed
+	// heap holds the feeds that have a current event, ordered by (t,
+	// file).
+	heap    []*feed
+	started bool
+	// last is the feed whose current event Next returned last: it moves
+	// on at the next call.
+	last *feed
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// feed is one file of a merge: its decoding goroutine fills batches, the
+// merge reads them in order and hands them back.
+type feed struct {
+	index int
+	r     *FileReader
+	full  chan *batch // decoded, in file order; closed at the end
+	free  chan *batch // read by the merge: to be filled again
+	// The merge's side: the batch being read and the position in it.
+	cur *batch
+	pos int
+	t   int64 // the current event's time: the merge's sort key
+	// lastT is the time of the file's last event the merge returned.
+	lastT    int64
+	closeErr error
+}
+
+type batch struct {
+	items []item
+	n     int
+}
+
+// item is one line of a file: its event, or why it could not be read.
+// The merge reads err and the event's time first: they share the item's
+// first cache line.
+type item struct {
+	err  error
+	line int
+	ev   Event
+}
+
+// Batches: a file is decoded at most maxBatches batches ahead; batches
+// are smaller when there are many files, so that the events held stay
+// bounded.
+const (
+	maxBatches      = 4
+	maxBatchEvents  = 256
+	minBatchEvents  = 16
+	heldEventsTotal = 4096 // per batch position, over all files
+)
+
+// OpenDir opens every history file of a folder for merging.
+func OpenDir(dir string) (*Merger, error) {
+	paths, err := Files(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s: no history files (*.jsonl)", dir)
+	}
+	return OpenMerged(paths...)
+}
+
+// OpenMerged opens the given files for merging and starts decoding them.
+func OpenMerged(paths ...string) (*Merger, error) {
+	m := &Merger{stop: make(chan struct{})}
+	readers := make([]*FileReader, 0, len(paths))
+	for _, p := range paths {
+		r, err := OpenFile(p)
+		if err != nil {
+			for _, r := range readers {
+				r.Close()
+			}
+			return nil, err
+		}
+		readers = append(readers, r)
+	}
+	size := min(max(heldEventsTotal/max(len(paths), 1), minBatchEvents), maxBatchEvents)
+	for i, r := range readers {
+		f := &feed{index: i, r: r, full: make(chan *batch, maxBatches), free: make(chan *batch, maxBatches)}
+		m.feeds = append(m.feeds, f)
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			f.decode(m.stop, size)
+		}()
+	}
+	return m, nil
+}
+
+// decode reads the file into batches until its end or stop.
+func (f *feed) decode(stop <-chan struct{}, size int) {
+	defer func() { f.closeErr = f.r.Close() }()
+	defer close(f.full)
+	allocated := 0
+	var lastT int64
+	for {
+		var b *batch
+		select {
+		case b = <-f.free:
+		default:
+			if allocated < maxBatches {
+				b = &batch{items: make([]item, size)}
+				allocated++
+				break
+			}
+			select {
+			case b = <-f.free:
+			case <-stop:
+				return
+			}
+		}
+		b.n = 0
+		eof := false
+		for b.n < len(b.items) {
+			it := &b.items[b.n]
+			err := f.r.read(&it.ev)
+			if err == io.EOF {
+				eof = true
+				break
+			}
+			it.line, it.err = f.r.line, err
+			if err != nil {
+				// A line that cannot be read sorts where the file's
+				// previous event did: it is reported right after it.
+				it.ev.T = lastT
+			} else {
+				lastT = it.ev.T
+			}
+			b.n++
+		}
+		if b.n > 0 {
+			select {
+			case f.full <- b:
+			case <-stop:
+				return
+			}
+		}
+		if eof {
+			return
+		}
+	}
+}
+
+// advance moves the merge to the file's next item; false at its end.
+func (f *feed) advance() bool {
+	f.pos++
+	if f.cur != nil && f.pos < f.cur.n {
+		f.t = f.cur.items[f.pos].ev.T
+		return true
+	}
+	if f.cur != nil {
+		f.free <- f.cur // never blocks: there are only so many batches
+		f.cur = nil
+	}
+	b, ok := <-f.full
+	if !ok {
+		return false
+	}
+	f.cur, f.pos, f.t = b, 0, b.items[0].ev.T
+	return true
+}
+
+// Next returns the next event in time order, valid until the following
+// call; io.EOF when every file is done; a *LineError for a bad line (call
+// Next again to go on).
+func (m *Merger) Next() (*Event, error) {
+	if !m.started {
+		m.started = true
+		for _, f := range m.feeds {
+			f.pos = -1
+			if f.advance() {
+				m.heap = append(m.heap, f)
+				m.up(len(m.heap) - 1)
+			}
+		}
+	} else if f := m.last; f != nil {
+		// f is the heap's top: move it past what was returned.
+		if f.advance() {
+			m.down(0)
+		} else {
+			m.pop()
+		}
+	}
+	if len(m.heap) == 0 {
+		m.last = nil
+		return nil, io.EOF
+	}
+	f := m.heap[0]
+	m.last = f
+	it := &f.cur.items[f.pos]
+	if it.err != nil {
+		return nil, it.err
+	}
+	if it.ev.T < f.lastT {
+		return nil, &LineError{Path: f.r.path, Line: it.line,
+			Err: fmt.Errorf("t=%d is earlier than the previous event's t=%d", it.ev.T, f.lastT)}
+	}
+	f.lastT = it.ev.T
+	return &it.ev, nil
+}
+
+// Source returns the path and line of the event last returned by Next.
+func (m *Merger) Source() (string, int) {
+	f := m.last
+	if f == nil || f.cur == nil {
+		return "", 0
+	}
+	return f.r.path, f.cur.items[f.pos].line
+}
+
+// Close stops decoding and closes every file.
+func (m *Merger) Close() error {
+	select {
+	case <-m.stop:
+	default:
+		close(m.stop)
+	}
+	m.wg.Wait()
+	var errs []error
+	for _, f := range m.feeds {
+		errs = append(errs, f.closeErr)
+	}
+	return errors.Join(errs...)
+}
+
+func (a *feed) before(b *feed) bool {
+	return a.t < b.t || a.t == b.t && a.index < b.index
+}
+
+func (m *Merger) up(k int) {
+	h := m.heap
+	for k > 0 {
+		p := (k - 1) / 2
+		if !h[k].before(h[p]) {
+			return
+		}
+		h[k], h[p] = h[p], h[k]
+		k = p
+	}
+}
+
+func (m *Merger) down(k int) {
+	h := m.heap
+	n := len(h)
+	for {
+		l := 2*k + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && h[r].before(h[l]) {
+			c = r
+		}
+		if !h[c].before(h[k]) {
+			return
+		}
+		h[k], h[c] = h[c], h[k]
+		k = c
+	}
+}
+
+func (m *Merger) pop() {
+	n := len(m.heap) - 1
+	m.heap[0] = m.heap[n]
+	m.heap[n] = nil
+	m.heap = m.heap[:n]
+	if n > 0 {
+		m.down(0)
+	}
+}

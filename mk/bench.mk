@@ -1,0 +1,33 @@
+# The main job: every strategy of a workload on a local Kafka the harness
+# starts itself (or an existing cluster: BOOTSTRAP=host:port).
+WORKLOAD  ?= workloads/default.yaml
+BOOTSTRAP ?=
+RUN_FLAGS ?=
+STRATEGIES := range roundrobin sticky cooperative-sticky consumer-uniform consumer-range
+
+bench_cluster = $(if $(BOOTSTRAP),--bootstrap $(BOOTSTRAP))
+
+.PHONY: bench $(addprefix bench-,$(STRATEGIES))
+
+bench: kafka-fetch
+	$(CHAOS) bench $(bench_cluster) $(RUN_FLAGS) $(WORKLOAD)
+
+$(addprefix bench-,$(STRATEGIES)): bench-%: kafka-fetch
+	$(CHAOS) bench $(bench_cluster) --strategies $* $(RUN_FLAGS) $(WORKLOAD)
+
+# The nightly suite: repeated cells, compared with the baseline kept under
+# results/baselines/ (exit status 1 on a regression).
+NIGHTLY_WORKLOAD ?= workloads/nightly.yaml
+NIGHTLY_REPEAT   ?= 5
+NIGHTLY_BASELINE ?= results/baselines/nightly
+NIGHTLY_FLAGS    ?=
+
+.PHONY: nightly nightly-baseline
+
+nightly: kafka-fetch
+	$(CHAOS) bench $(bench_cluster) --repeat $(NIGHTLY_REPEAT) --compare $(NIGHTLY_BASELINE) $(NIGHTLY_FLAGS) $(NIGHTLY_WORKLOAD)
+
+# A new baseline from a fresh nightly run: NIGHTLY_BASELINE must not exist
+# (move the old one away first; baselines are never overwritten).
+nightly-baseline: kafka-fetch
+	$(CHAOS) bench $(bench_cluster) --repeat $(NIGHTLY_REPEAT) --save-baseline $(NIGHTLY_BASELINE) $(NIGHTLY_FLAGS) $(NIGHTLY_WORKLOAD)

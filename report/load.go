@@ -1,0 +1,157 @@
+// Package report turns the checkers' summaries into what people read:
+// report.md (the strategies side by side, fit for a CI job summary),
+// report.html (one self-contained page with every table and plot) and the
+// plots themselves (gonum/plot, PNG and SVG), and compares two sets of
+// runs metric by metric. It reads summary.json files only: the numbers
+// are the checkers' (package check), never recomputed here.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+
+	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
+)
+
+// Cell is one analysed cell folder.
+type Cell struct {
+	Dir string // the cell folder
+	Rel string // its path relative to the run folder
+	S   *check.Summary
+}
+
+// Key identifies the cells that are repetitions of one another.
+type Key struct {
+	Strategy, CommitPolicy, Client string
+}
+
+func (k Key) String() string { return k.Strategy + " · " + k.CommitPolicy + " · " + k.Client }
+
+// Group is the cells of one (strategy, commit policy, client): one per
+// iteration of `chaos run --repeat N`.
+type Group struct {
+	Key   Key
+	Cells []*Cell
+}
+
+// Run is a results folder's cells, grouped.
+type Run struct {
+	Dir     string
+	Meta    *runfolder.Run // run.json, when the folder has one
+	Cells   []*Cell
+	Groups  []*Group
+	Verdict check.Verdict
+}
+
+// LoadOptions control Load.
+type LoadOptions struct {
+	// Analyze analyses cells that have no summary.json (or one of another
+	// schema version) and writes it; otherwise such a cell is an error.
+	Analyze bool
+	// Reanalyze analyses every cell again.
+	Reanalyze bool
+	Check     check.Options
+}
+
+// Load reads every cell under dir (a run folder, a cell folder, or a
+// folder of runs): wherever a cell.json is. Cells are grouped by strategy,
+// commit policy and client, whatever folders they sit in.
+func Load(dir string, o LoadOptions) (*Run, error) {
+	dirs, err := check.FindCells(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Dir: dir, Verdict: check.Valid}
+	if meta, err := runfolder.ReadRun(dir); err == nil {
+		r.Meta = &meta
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if o.Analyze || o.Reanalyze {
+		// Bad input is rejected before anything is written.
+		for _, d := range dirs {
+			if _, err := check.ReadCellInfo(d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, d := range dirs {
+		var s *check.Summary
+		if !o.Reanalyze {
+			s, err = check.ReadSummary(d)
+		}
+		if o.Reanalyze || (err != nil && o.Analyze) {
+			if s, err = check.AnalyzeCell(d, o.Check); err == nil {
+				err = check.WriteCell(d, s)
+			}
+		}
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%s: no %s (run chaos analyze first)", d, check.SummaryFile)
+			}
+			return nil, err
+		}
+		rel, _ := filepath.Rel(dir, d)
+		r.Cells = append(r.Cells, &Cell{Dir: d, Rel: rel, S: s})
+		r.Verdict = check.Worst(r.Verdict, s.Verdict)
+	}
+	r.Groups = GroupCells(r.Cells)
+	return r, nil
+}
+
+// GroupCells groups cells by (strategy, commit policy, client), in the
+// order strategies are listed in design.md, then by policy and client;
+// within a group, by iteration.
+func GroupCells(cells []*Cell) []*Group {
+	byKey := map[Key]*Group{}
+	var out []*Group
+	for _, c := range cells {
+		k := Key{c.S.Cell.Strategy, c.S.Cell.CommitPolicy, c.S.Cell.Client}
+		g := byKey[k]
+		if g == nil {
+			g = &Group{Key: k}
+			byKey[k] = g
+			out = append(out, g)
+		}
+		g.Cells = append(g.Cells, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Key, out[j].Key
+		if ra, rb := strategyRank(a.Strategy), strategyRank(b.Strategy); ra != rb {
+			return ra < rb
+		}
+		if a.Strategy != b.Strategy {
+			return a.Strategy < b.Strategy
+		}
+		if ra, rb := policyRank(a.CommitPolicy), policyRank(b.CommitPolicy); ra != rb {
+			return ra < rb
+		}
+		if a.CommitPolicy != b.CommitPolicy {
+			return a.CommitPolicy < b.CommitPolicy
+		}
+		return a.Client < b.Client
+	})
+	for _, g := range out {
+		sort.SliceStable(g.Cells, func(i, j int) bool { return g.Cells[i].S.Cell.Iteration < g.Cells[j].S.Cell.Iteration })
+	}
+	return out
+}
+
+var strategies = []string{"range", "roundrobin", "sticky", "cooperative-sticky", "consumer-uniform", "consumer-range"}
+var policies = []string{"auto", "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke", "commit-before-process"}
+
+func strategyRank(s string) int { return rank(strategies, s) }
+func policyRank(s string) int   { return rank(policies, s) }
+
+func rank(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return len(list)
+}

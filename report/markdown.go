@@ -1,0 +1,418 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/check"
+)
+
+// columnsPerTable caps how many strategies one table puts side by side;
+// more are split over several tables.
+const columnsPerTable = 6
+
+// ewriter remembers the first write error, so that rendering code can
+// write freely and check once.
+type ewriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (e *ewriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+func (e *ewriter) flush() error {
+	if e.err != nil {
+		return e.err
+	}
+	return e.w.Flush()
+}
+
+// Title returns the report's title.
+func (r *Run) Title() string {
+	name := filepath.Base(filepath.Clean(r.Dir))
+	if r.Meta != nil && r.Meta.Workload != "" {
+		return fmt.Sprintf("chaosbench: %s (%s)", r.Meta.Workload, name)
+	}
+	return "chaosbench: " + name
+}
+
+// Subtitle returns the one-line description under the title.
+func (r *Run) Subtitle() string {
+	parts := []string{plural(len(r.Cells), "cell")}
+	if len(r.Groups) != len(r.Cells) {
+		parts[0] += " in " + plural(len(r.Groups), "group")
+	}
+	if m := r.Meta; m != nil {
+		parts = append(parts, fmt.Sprintf("seed %d", m.Seed))
+		if !m.Start.IsZero() {
+			s := m.Start.UTC().Format("2006-01-02 15:04 UTC")
+			if !m.End.IsZero() {
+				s += fmt.Sprintf(", %s", m.End.Sub(m.Start).Round(time.Second))
+			}
+			parts = append(parts, s)
+		}
+		if m.Complete {
+			parts = append(parts, "complete")
+		} else {
+			why := m.PartialReason
+			if why == "" {
+				why = "did not complete"
+			}
+			parts = append(parts, "partial: "+why)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// VerdictText renders a verdict with a mark.
+func VerdictText(v check.Verdict) string {
+	switch v {
+	case check.Valid:
+		return "✓ valid"
+	case check.Invalid:
+		return "✗ invalid"
+	}
+	return "? " + string(v)
+}
+
+// groupVerdict is a group's worst verdict and how many cells had it.
+func groupVerdict(g *Group) string {
+	v := check.Valid
+	for _, c := range g.Cells {
+		v = check.Worst(v, c.S.Verdict)
+	}
+	if len(g.Cells) == 1 {
+		return VerdictText(v)
+	}
+	n := 0
+	for _, c := range g.Cells {
+		if c.S.Verdict == v {
+			n++
+		}
+	}
+	return fmt.Sprintf("%s (%d/%d)", VerdictText(v), n, len(g.Cells))
+}
+
+// groupValue is a metric over a group: the value, or the median of the
+// iterations; "–" when no cell has one.
+func groupValue(m Metric, g *Group) string {
+	xs := m.Samples(g)
+	if len(xs) == 0 {
+		if m.Name == "recovery_ms" {
+			for _, c := range g.Cells {
+				if c.S.Recovery.NotRecovered > 0 {
+					return "not recovered"
+				}
+			}
+		}
+		return "–"
+	}
+	return m.Format(Median(xs))
+}
+
+func columnHeader(g *Group) string {
+	h := fmt.Sprintf("%s<br>%s · %s", g.Key.Strategy, g.Key.CommitPolicy, g.Key.Client)
+	if len(g.Cells) > 1 {
+		h += fmt.Sprintf("<br>median of %d", len(g.Cells))
+	}
+	return h
+}
+
+// WriteMarkdown writes report.md: the verdict, the strategies side by
+// side, the findings and each cell's disruptions. plotDir is where the
+// figures are, relative to the report ("" to leave links out).
+func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
+	e := &ewriter{w: bufio.NewWriter(w)}
+	e.printf("# %s\n\n", r.Title())
+	e.printf("**Verdict: %s** · %s\n\n", VerdictText(r.Verdict), r.Subtitle())
+	for i := 0; i < len(r.Groups); i += columnsPerTable {
+		gs := r.Groups[i:min(i+columnsPerTable, len(r.Groups))]
+		summaryTable(e, gs)
+	}
+	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
+	if plotDir != "" {
+		e.printf("Figures: ")
+		for i, f := range sideBySideFigures {
+			if i > 0 {
+				e.printf(" · ")
+			}
+			e.printf("[%s](%s/%s.png)", f.title, plotDir, f.name)
+		}
+		e.printf("\n\n")
+	}
+	findingsSection(e, r)
+	for _, c := range r.ordered() {
+		cellSection(e, c)
+	}
+	return e.flush()
+}
+
+func summaryTable(e *ewriter, gs []*Group) {
+	e.printf("| |")
+	for _, g := range gs {
+		e.printf(" %s |", columnHeader(g))
+	}
+	e.printf("\n|---|")
+	for range gs {
+		e.printf("---:|")
+	}
+	e.printf("\n| **verdict** |")
+	for _, g := range gs {
+		e.printf(" %s |", groupVerdict(g))
+	}
+	e.printf("\n| guarantee |")
+	for _, g := range gs {
+		e.printf(" %s |", g.Cells[0].S.Guarantee)
+	}
+	e.printf("\n| disruptions |")
+	for _, g := range gs {
+		n := make([]float64, 0, len(g.Cells))
+		for _, c := range g.Cells {
+			n = append(n, float64(len(c.S.Disruptions)))
+		}
+		e.printf(" %s |", formatCount(Median(n)))
+	}
+	e.printf("\n")
+	for _, m := range Metrics {
+		e.printf("| %s |", m.Label)
+		for _, g := range gs {
+			e.printf(" %s |", groupValue(m, g))
+		}
+		e.printf("\n")
+	}
+	e.printf("\n")
+}
+
+func findingsSection(e *ewriter, r *Run) {
+	any := false
+	for _, c := range r.Cells {
+		if len(c.S.Findings) > 0 || len(c.S.VerdictReasons) > 0 {
+			any = true
+		}
+	}
+	if !any {
+		e.printf("No findings: no anomaly of any kind in any cell.\n\n")
+		return
+	}
+	e.printf("## Findings\n\n")
+	e.printf("| cell | checker | kind | count | effect | what |\n|---|---|---|---:|---|---|\n")
+	for _, c := range r.ordered() {
+		for _, f := range c.S.Findings {
+			e.printf("| %s | %s | %s | %s | %s | %s |\n", cellName(c), f.Checker, f.Kind, formatCount(float64(f.Count)), f.Verdict, escapePipes(f.Message))
+		}
+	}
+	e.printf("\n")
+}
+
+func cellName(c *Cell) string {
+	s := c.S.Cell
+	name := fmt.Sprintf("%s · %s · %s", s.Strategy, s.CommitPolicy, s.Client)
+	if s.Iteration > 0 || strings.Contains(c.Rel, "iter") {
+		name += fmt.Sprintf(" #%d", s.Iteration)
+	}
+	return name
+}
+
+func escapePipes(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+func cellSection(e *ewriter, c *Cell) {
+	s := c.S
+	e.printf("## %s\n\n", cellName(c))
+	e.printf("%s · %s · folder `%s`", VerdictText(s.Verdict), s.Guarantee, c.Rel)
+	if !s.Cell.Complete {
+		e.printf(" · **partial**")
+	}
+	e.printf("\n\n")
+	for _, r := range s.VerdictReasons {
+		e.printf("- %s\n", r)
+	}
+	if len(s.VerdictReasons) > 0 {
+		e.printf("\n")
+	}
+	if len(s.Disruptions) == 0 {
+		e.printf("No disruption.\n\n")
+	} else {
+		e.printf("| # | cause | phase | window | pause p50 / p95 / max | partitions | partition-s | group stop | recovery | duplicates (bound) | moved / min |\n")
+		e.printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, d := range s.Disruptions {
+			window := "unfinished"
+			if d.WindowMs != nil {
+				window = FormatMs(*d.WindowMs)
+			}
+			recovery := "–"
+			if d.RecoveryMs != nil {
+				recovery = FormatMs(*d.RecoveryMs)
+			} else if d.RecoveryNote != "" {
+				recovery = "not recovered"
+			}
+			pause := "–"
+			if d.Pause.Count > 0 {
+				pause = fmt.Sprintf("%s / %s / %s", FormatMs(d.Pause.P50), FormatMs(d.Pause.P95), FormatMs(d.Pause.Max))
+			}
+			moved := "–"
+			switch {
+			case d.MovementIn > 0:
+				moved = fmt.Sprintf("with #%d", d.MovementIn)
+			case d.MovementKnown:
+				moved = fmt.Sprintf("%d / %d", d.Moved, d.MinMoves)
+			}
+			parts := partitionsText(d)
+			e.printf("| %d | %s | %s | %s | %s | %s | %.2f | %s | %s | %s (%s) | %s |\n",
+				d.ID, escapePipes(DisruptionLabel(d)), d.Phase, window, pause, parts, d.PartitionSeconds,
+				FormatMs(d.GroupStopMs), recovery, formatCount(float64(d.Duplicates)), formatCount(float64(d.UncommittedBound)), moved)
+		}
+		e.printf("\n")
+	}
+	for _, f := range s.Findings {
+		e.printf("- **%s/%s** (%s, %s): %s\n", f.Checker, f.Kind, formatCount(float64(f.Count)), f.Verdict, f.Message)
+		for i, x := range f.Examples {
+			if i == 3 {
+				e.printf("  - … %d more in summary.json\n", len(f.Examples)-3)
+				break
+			}
+			e.printf("  - %s\n", ExampleText(x))
+		}
+	}
+	if len(s.Findings) > 0 {
+		e.printf("\n")
+	}
+}
+
+// DisruptionLabel describes a disruption: "step 2: kill m1", "rebalance:
+// lost by m2.0".
+func DisruptionLabel(d check.Disruption) string {
+	if d.Cause == "chaos" {
+		l := d.Action
+		if d.Target != "" {
+			l += " " + d.Target
+		}
+		if d.Step > 0 {
+			l = fmt.Sprintf("step %d: %s", d.Step, l)
+		}
+		if d.Err != "" {
+			l += " (failed: " + d.Err + ")"
+		}
+		return l
+	}
+	if d.Trigger != "" {
+		return "rebalance: " + d.Trigger
+	}
+	return d.Cause
+}
+
+// ExampleText renders an example on one line.
+func ExampleText(x check.Example) string {
+	var parts []string
+	if x.Proc != "" {
+		parts = append(parts, x.Proc)
+	}
+	if x.Partition != nil {
+		p := fmt.Sprintf("p%d", *x.Partition)
+		switch {
+		case x.Offset != nil:
+			p += fmt.Sprintf("@%d", *x.Offset)
+		case x.Offsets != "":
+			p += "@" + x.Offsets
+		}
+		parts = append(parts, p)
+	}
+	if x.Key != "" {
+		k := "key " + x.Key
+		if x.Seq != nil {
+			k += fmt.Sprintf(" seq %d", *x.Seq)
+		}
+		parts = append(parts, k)
+	}
+	if x.Other != "" {
+		parts = append(parts, "other "+x.Other)
+	}
+	if x.Disruption > 0 {
+		parts = append(parts, fmt.Sprintf("disruption #%d", x.Disruption))
+	}
+	if x.T != 0 {
+		parts = append(parts, "t="+time.Unix(0, x.T).UTC().Format("15:04:05.000"))
+	}
+	s := strings.Join(parts, ", ")
+	if x.Detail != "" {
+		s += ": " + x.Detail
+	}
+	return s
+}
+
+// SummaryTable writes the summary table alone, for a terminal: one row
+// per group, the main figures.
+func SummaryTable(w io.Writer, r *Run) error {
+	e := &ewriter{w: bufio.NewWriter(w)}
+	cols := []string{"pause_p95_ms", "partition_seconds", "group_stop_ms", "duplicates", "lost", "reorders", "skew_max_over_mean", "latency_p99_steady_ms"}
+	heads := []string{"pause p95", "part-s", "stop", "dups", "lost", "reord", "skew", "p99 lat"}
+	width := len("cell")
+	for _, g := range r.Groups {
+		width = max(width, len(g.Key.String()))
+	}
+	e.printf("%-*s  %-11s", width, "cell", "verdict")
+	for _, h := range heads {
+		e.printf(" %10s", h)
+	}
+	e.printf("\n")
+	for _, g := range r.Groups {
+		e.printf("%-*s  %-11s", width, g.Key.String(), strings.TrimSpace(groupVerdict(g)))
+		for _, name := range cols {
+			m, _ := MetricByName(name)
+			v := groupValue(m, g)
+			if name == "partition_seconds" {
+				xs := m.Samples(g)
+				v = fmt.Sprintf("%.1f", Median(xs))
+				if len(xs) == 0 || math.IsNaN(Median(xs)) {
+					v = "–"
+				}
+			}
+			e.printf(" %10s", v)
+		}
+		e.printf("\n")
+	}
+	e.printf("verdict: %s\n", r.Verdict)
+	return e.flush()
+}
+
+// partitionsText is a disruption's affected partitions: "12", "12 (3
+// idle)", "4 (1 unfinished)".
+func partitionsText(d check.Disruption) string {
+	var extra []string
+	if d.IdlePartitions > 0 {
+		extra = append(extra, fmt.Sprintf("%d idle", d.IdlePartitions))
+	}
+	if d.UnfinishedPartitions > 0 {
+		extra = append(extra, fmt.Sprintf("%d unfinished", d.UnfinishedPartitions))
+	}
+	if len(extra) == 0 {
+		return fmt.Sprint(d.Partitions)
+	}
+	return fmt.Sprintf("%d (%s)", d.Partitions, strings.Join(extra, ", "))
+}
+
+// plural returns "1 cell", "2 cells".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// ordered returns the cells in the order of the groups (strategies as
+// design.md lists them), iterations in order.
+func (r *Run) ordered() []*Cell {
+	out := make([]*Cell, 0, len(r.Cells))
+	for _, g := range r.Groups {
+		out = append(out, g.Cells...)
+	}
+	return out
+}
