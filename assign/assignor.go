@@ -47,31 +47,46 @@ type Assignor interface {
 	// change owner are left out until their owner has revoked them (see
 	// Converge). The group must be valid (Group.Validate).
 	Assign(g *Group) Assignment
+	// Place is Assign without the conversion of the result to names: the
+	// same assignment, as a Placement of the group (compiled with what
+	// the strategy reads of it).
+	Place(g *Group) *Placement
+	// AssignSpec is Assign on a compiled group (NewSpec), without the
+	// conversions from and to names: the same assignment, as a Placement.
+	AssignSpec(s *Spec) *Placement
 }
 
 // assignorFunc is an Assignor made of a model function.
 type assignorFunc struct {
 	name     string
 	protocol Protocol
-	fn       func(*layout) [][]int32
-	sticky   bool // reads the members' owned partitions
+	fn       func(*Spec) *Placement
+	parts    specParts // what the model reads of a Spec
 }
 
-func (a assignorFunc) Name() string       { return a.name }
-func (a assignorFunc) Protocol() Protocol { return a.protocol }
-func (a assignorFunc) Assign(g *Group) Assignment {
-	l := newLayoutOwned(g, a.sticky)
-	return l.assignment(a.fn(l))
+func (a assignorFunc) Name() string                  { return a.name }
+func (a assignorFunc) Protocol() Protocol            { return a.protocol }
+func (a assignorFunc) AssignSpec(s *Spec) *Placement { return a.run(s) }
+func (a assignorFunc) Place(g *Group) *Placement     { return a.run(newSpec(g, a.parts)) }
+func (a assignorFunc) Assign(g *Group) Assignment    { return a.Place(g).Assignment() }
+
+// run runs the model; a group without members gets an empty placement
+// (Group.Validate rejects it).
+func (a assignorFunc) run(s *Spec) *Placement {
+	if len(s.members) == 0 {
+		return placementFromOwners(s, nil)
+	}
+	return a.fn(s)
 }
 
 // The strategies.
 var (
-	Range             Assignor = assignorFunc{"range", Eager, rangeAssign, false}
-	RoundRobin        Assignor = assignorFunc{"roundrobin", Eager, roundRobinAssign, false}
-	Sticky            Assignor = assignorFunc{"sticky", Eager, func(l *layout) [][]int32 { return stickyAssign(l, nil) }, true}
-	CooperativeSticky Assignor = assignorFunc{"cooperative-sticky", Cooperative, cooperativeStickyAssign, true}
-	ConsumerUniform   Assignor = assignorFunc{"consumer-uniform", Consumer, uniformAssign, true}
-	ConsumerRange     Assignor = assignorFunc{"consumer-range", Consumer, consumerRangeAssign, false}
+	Range             Assignor = assignorFunc{"range", Eager, rangeAssign, 0}
+	RoundRobin        Assignor = assignorFunc{"roundrobin", Eager, roundRobinAssign, 0}
+	Sticky            Assignor = assignorFunc{"sticky", Eager, stickyAssign, specOwned}
+	CooperativeSticky Assignor = assignorFunc{"cooperative-sticky", Cooperative, cooperativeStickyAssign, specOwned}
+	ConsumerUniform   Assignor = assignorFunc{"consumer-uniform", Consumer, uniformAssign, specOwned}
+	ConsumerRange     Assignor = assignorFunc{"consumer-range", Consumer, consumerRangeAssign, 0}
 )
 
 var assignors = []Assignor{Range, RoundRobin, Sticky, CooperativeSticky, ConsumerUniform, ConsumerRange}

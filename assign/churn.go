@@ -223,8 +223,8 @@ func Simulate(a Assignor, start *Group, s *Script, name string, keepAssignments 
 		if err := g.Validate(); err != nil {
 			return out, &ScriptError{name, step.Line, err.Error()}
 		}
-		l := newLayout(g)
-		res.Partitions = int(l.total)
+		spec := newSpec(g, specOwned)
+		res.Partitions = int(spec.total)
 		rounds := Converge(a, g)
 		final := rounds[len(rounds)-1]
 		owners := final.Owners()
@@ -234,7 +234,7 @@ func Simulate(a Assignor, start *Group, s *Script, name string, keepAssignments 
 		}
 		gone := 0
 		for tp, was := range prevOwner {
-			if _, ok := l.index[tp.Topic]; !ok {
+			if _, ok := spec.index[tp.Topic]; !ok {
 				continue // nobody subscribes to the topic any more
 			}
 			res.Owned++
@@ -248,14 +248,14 @@ func Simulate(a Assignor, start *Group, s *Script, name string, keepAssignments 
 				gone++
 			}
 		}
-		res.MinMoves, res.MinMovesExact = minMoves(l, []int{gone})
+		res.MinMoves, res.MinMovesExact = minMoves(spec, []int{gone})
 		switch a.Protocol() {
 		case Eager:
 			res.Rounds = 1
 			res.Revoked = 0
 			for tp, was := range prevOwner {
 				if present[was] {
-					if _, ok := l.index[tp.Topic]; ok {
+					if _, ok := spec.index[tp.Topic]; ok {
 						res.Revoked++
 					}
 				}

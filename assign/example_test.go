@@ -81,3 +81,28 @@ func ExampleConverge() {
 	// round 1 c0 [0 1] c1 []
 	// round 2 c0 [0 1] c1 [2 3]
 }
+
+// A Spec is a group compiled once (numbers for members, topics and
+// partitions) that the assignors read without converting names; a
+// Placement lists each member's partition numbers.
+func ExampleNewSpec() {
+	g := &assign.Group{
+		Topics: map[string]int32{"orders": 4, "audit": 2},
+		Members: []assign.Member{
+			{ID: "c0", Topics: []string{"orders", "audit"}, Owned: map[string][]int32{"orders": {0, 1}}},
+			{ID: "c1", Topics: []string{"orders", "audit"}},
+		},
+	}
+	spec := assign.NewSpec(g)
+	p := assign.ConsumerUniform.AssignSpec(spec)
+	for i := range spec.NumMembers() {
+		fmt.Print(spec.MemberID(i), ":")
+		for _, gp := range p.Member(i) {
+			fmt.Print(" ", spec.TopicPartition(gp))
+		}
+		fmt.Println()
+	}
+	// Output:
+	// c0: audit-0 orders-0 orders-1
+	// c1: audit-1 orders-2 orders-3
+}

@@ -57,26 +57,25 @@ func javaHashMapCapacity(n int) uint32 {
 }
 
 // javaHashMapOrder returns the indices of keys in the order a HashMap
-// filled by put in the order given (from empty) iterates them.
-func javaHashMapOrder(keys []string) []int {
+// filled by put in the order given (from empty) iterates them: by bucket,
+// and in insertion order within a bucket (a counting sort by bucket).
+func javaHashMapOrder(keys []string) []int32 {
 	capacity := javaHashMapCapacity(len(keys))
 	bucket := make([]uint32, len(keys))
+	start := make([]int32, capacity+1)
 	for i, k := range keys {
-		bucket[i] = spread(javaStringHash(k)) & (capacity - 1)
+		b := spread(javaStringHash(k)) & (capacity - 1)
+		bucket[i] = b
+		start[b+1]++
 	}
-	order := make([]int, len(keys))
-	for i := range order {
-		order[i] = i
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case bucket[a] < bucket[b]:
-			return -1
-		case bucket[a] > bucket[b]:
-			return 1
-		}
-		return 0
-	})
+	order := make([]int32, len(keys))
+	for i, b := range bucket {
+		order[start[b]] = int32(i)
+		start[b]++
+	}
 	return order
 }
 

@@ -35,43 +35,43 @@ type Skew struct {
 // them in Group by keeping the member in g, or see Churn, which tracks
 // them.
 func Measure(g *Group, a Assignment) Movement {
-	l := newLayout(g)
+	s := newSpec(g, specOwned)
 	var mv Movement
 	owners := a.Owners()
 	for i, m := range g.Members {
-		for _, gp := range l.owned[i] {
+		for _, gp := range s.owned[i] {
 			mv.Owned++
-			if owners[l.tp(gp)] != m.ID {
+			if owners[s.TopicPartition(gp)] != m.ID {
 				mv.Moves++
 			}
 		}
 	}
-	mv.MinMoves, mv.MinMovesExact = minMoves(l, nil)
+	mv.MinMoves, mv.MinMovesExact = minMoves(s, nil)
 	return mv
 }
 
-// minMoves computes Movement.MinMoves for the layout. gone counts owned
+// minMoves computes Movement.MinMoves for the group. gone counts owned
 // partitions of members that left (they must move), per topic index.
-func minMoves(l *layout, gone []int) (int, bool) {
+func minMoves(s *Spec, gone []int) (int, bool) {
 	forced := 0
 	for _, n := range gone {
 		forced += n
 	}
-	kept := make([]int, len(l.members)) // partitions a member may keep
-	for m, ps := range l.owned {
+	kept := make([]int, len(s.members)) // partitions a member may keep
+	for m, ps := range s.owned {
 		for _, gp := range ps {
-			if l.subscribes(m, l.topicOf(gp)) {
+			if s.subscribes(m, s.topicOf(gp)) {
 				kept[m]++
 			} else {
 				forced++
 			}
 		}
 	}
-	if !allSubscriptionsEqual(l, l.allMembers()) || len(l.members) == 0 {
+	if !s.homogeneous || len(s.members) == 0 {
 		return forced, false
 	}
-	n := len(l.members)
-	q, r := int(l.total)/n, int(l.total)%n
+	n := len(s.members)
+	q, r := int(s.total)/n, int(s.total)%n
 	keep, above := 0, 0
 	for _, k := range kept {
 		keep += min(k, q)

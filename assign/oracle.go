@@ -375,7 +375,7 @@ func (o *oracle) checkSticky(t int64, gen int32, g *Group, live []*incarnation, 
 			moved = append(moved, p)
 		}
 	}
-	minimum, _ := minMoves(newLayout(prev), []int{gone})
+	minimum, _ := minMoves(newSpec(prev, specOwned), []int{gone})
 	if moves > minimum {
 		slices.Sort(moved)
 		var who []string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -140,8 +141,7 @@ func checkStickyBalance(t *testing.T, g *Group, a Assignment) {
 }
 
 func homogeneous(g *Group) bool {
-	l := newLayout(g)
-	return allSubscriptionsEqual(l, l.allMembers())
+	return newSpec(g, 0).homogeneous
 }
 
 func TestAllStrategiesValidAndDeterministic(t *testing.T) {
@@ -167,11 +167,11 @@ func TestRangeRule(t *testing.T) {
 		t.Run(a.Name(), func(t *testing.T) {
 			forEachGroup(t, 2, 300, func(t *testing.T, g *Group) {
 				got := a.Assign(g)
-				l := newLayout(g)
+				l := NewSpec(g)
 				for ti, topic := range l.topics {
-					var subs []int
+					var subs []int32
 					for _, m := range l.memberInfoOrder() {
-						if l.subscribes(m, ti) {
+						if l.subscribes(int(m), int32(ti)) {
 							subs = append(subs, m)
 						}
 					}
@@ -293,7 +293,7 @@ func TestCooperativeTwoPhase(t *testing.T) {
 				}
 			}
 		}
-		l := newLayout(g)
+		l := newSpec(g, 0)
 		moved := 0
 		for r, round := range rounds {
 			next := round.Owners()
@@ -393,7 +393,168 @@ func TestJavaHashMapOrder(t *testing.T) {
 	}
 	// "Aa" and "BB" collide (2112, bucket 0 of 16): insertion order;
 	// then "a" (97, bucket 1) and "b" (98, bucket 2).
-	if got := javaHashMapOrder([]string{"BB", "b", "Aa", "a"}); !slices.Equal(got, []int{0, 2, 3, 1}) {
+	if got := javaHashMapOrder([]string{"BB", "b", "Aa", "a"}); !slices.Equal(got, []int32{0, 2, 3, 1}) {
 		t.Errorf("order = %v, want [0 2 3 1]", got)
+	}
+}
+
+// sortByKey orders as a comparison of the strings does, whatever the
+// shared prefix, the lengths and the ties within its 8-byte windows.
+func TestSortByKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 7))
+	alphabet := []string{"", "a", "b", "consumer-", "consumer-1", "\x00", "\xff", "-", "12345678", "1234567"}
+	for round := range 500 {
+		n := 1 + rng.IntN(300)
+		keys := make([]string, n)
+		seen := map[string]bool{}
+		for i := range keys {
+			for {
+				var b []byte
+				for range rng.IntN(5) {
+					b = append(b, alphabet[rng.IntN(len(alphabet))]...)
+				}
+				if round%2 == 0 {
+					b = append([]byte("shared-prefix-"), b...)
+				}
+				if k := string(b); !seen[k] {
+					seen[k] = true
+					keys[i] = k
+					break
+				}
+			}
+		}
+		members := make([]int32, n)
+		for i := range members {
+			members[i] = int32(i)
+		}
+		rng.Shuffle(n, func(i, j int) { members[i], members[j] = members[j], members[i] })
+		want := slices.Clone(members)
+		slices.SortFunc(want, func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+		sortByKey(members, keys)
+		if !slices.Equal(members, want) {
+			t.Fatalf("round %d: sortByKey gave %q, want %q", round, pick(keys, members), pick(keys, want))
+		}
+	}
+}
+
+func pick(keys []string, members []int32) []string {
+	out := make([]string, len(members))
+	for i, m := range members {
+		out[i] = keys[m]
+	}
+	return out
+}
+
+// Every entry point gives the same assignment: Assign, Place, and
+// AssignSpec on a Spec from NewSpec (which precomputes the member order
+// and the owners the others compute); a Placement lists each member's
+// partitions ascending, and its Owners agree.
+func TestEntryPointsAgree(t *testing.T) {
+	for _, a := range assignors {
+		t.Run(a.Name(), func(t *testing.T) {
+			forEachGroup(t, 9, 300, func(t *testing.T, g *Group) {
+				want := a.Assign(g)
+				spec := NewSpec(g)
+				for name, p := range map[string]*Placement{"Place": a.Place(g), "AssignSpec": a.AssignSpec(spec)} {
+					if got := p.Assignment(); !equalAssignments(got, want) {
+						t.Fatalf("%s: %v, Assign: %v", name, got, want)
+					}
+					owners := p.Owners()
+					for i := range spec.NumMembers() {
+						ps := p.Member(i)
+						if !slices.IsSorted(ps) {
+							t.Fatalf("%s: member %d: %v not ascending", name, i, ps)
+						}
+						for _, gp := range ps {
+							if owners[gp] != int32(i) {
+								t.Fatalf("%s: partition %d: owner %d, listed under member %d", name, gp, owners[gp], i)
+							}
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// A Spec is read-only: assignments of one Spec in parallel (under -race)
+// give what one at a time gives.
+func TestSpecConcurrentUse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 7))
+	for _, homogeneous := range []bool{true, false} {
+		spec := NewSpec(randomGroup(rng, homogeneous))
+		for _, a := range assignors {
+			want := a.AssignSpec(spec).Assignment()
+			done := make(chan Assignment)
+			for range 4 {
+				go func() { done <- a.AssignSpec(spec).Assignment() }()
+			}
+			for range 4 {
+				if got := <-done; !equalAssignments(got, want) {
+					t.Errorf("%s: concurrent assignment %v, alone %v", a.Name(), got, want)
+				}
+			}
+		}
+	}
+}
+
+// A group without members (which Validate rejects) gets an empty
+// assignment, not a panic.
+func TestNoMembers(t *testing.T) {
+	g := &Group{Topics: map[string]int32{"t0": 3}}
+	for _, a := range assignors {
+		if got := a.Assign(g); len(got) != 0 {
+			t.Errorf("%s: %v, want an empty assignment", a.Name(), got)
+		}
+		if p := a.AssignSpec(NewSpec(g)); p.Spec().NumMembers() != 0 {
+			t.Errorf("%s: a placement of %d members", a.Name(), p.Spec().NumMembers())
+		}
+	}
+}
+
+// Members share a subscription class when they subscribe to the same set
+// of names, whether the topics exist or not, in any order; Kafka's
+// homogeneous test compares the same sets. Both ways of keying the sets
+// (bit sets up to 64 topics, names beyond or with unknown topics) agree.
+func TestSubscriptionClasses(t *testing.T) {
+	for _, topics := range []int{3, 64, 65, 100} {
+		g := &Group{Topics: map[string]int32{}}
+		var names []string
+		for i := range topics {
+			name := fmt.Sprintf("t%03d", i)
+			names = append(names, name)
+			g.Topics[name] = 2
+		}
+		reversed := slices.Clone(names)
+		slices.Reverse(reversed)
+		for _, c := range []struct {
+			subs        [][]string
+			classes     int
+			homogeneous bool
+		}{
+			{[][]string{{names[0], names[1]}, {names[1], names[0]}}, 1, true},
+			{[][]string{{names[0], "ghost"}, {"ghost", names[0]}}, 1, true},
+			{[][]string{{names[0], "ghost"}, {names[0]}}, 2, false},
+			{[][]string{{names[0]}, {names[1]}, {names[0]}, {"ghost", names[1]}, {names[1], "ghost"}}, 3, false},
+			{[][]string{names, reversed, {names[2]}}, 2, false},
+		} {
+			g.Members = nil
+			for i, s := range c.subs {
+				g.Members = append(g.Members, Member{ID: fmt.Sprintf("c%d", i), Topics: s})
+			}
+			spec := NewSpec(g)
+			classes := slices.Max(spec.class) + 1
+			if int(classes) != c.classes || spec.homogeneous != c.homogeneous {
+				t.Errorf("%d topics, subscriptions %v: %d classes, homogeneous %v; want %d, %v",
+					topics, c.subs, classes, spec.homogeneous, c.classes, c.homogeneous)
+			}
+			for m, s := range c.subs {
+				for ti, name := range spec.topics {
+					if got, want := spec.subscribes(m, int32(ti)), slices.Contains(s, name); got != want {
+						t.Errorf("%d topics: member %d subscribes to %s: %v, want %v", topics, m, name, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -5,36 +5,57 @@ package assign
 // subscribers in MemberInfo order (static members first by instance id,
 // then by member id) get contiguous ranges of partitions; the first
 // count%subscribers of them get one partition more.
-func rangeAssign(l *layout) [][]int32 {
-	per := make([][]int32, len(l.members))
-	byTopic := make([][]int, len(l.topics))
-	for _, m := range l.memberInfoOrder() {
-		for _, t := range l.subs[m] {
-			byTopic[t] = append(byTopic[t], m)
+func rangeAssign(s *Spec) *Placement {
+	order := s.memberInfoOrder()
+	nt := len(s.topics)
+	// Subscribers per topic; then, walking the members in order, the size
+	// of each one's range of each of its topics (which says where each
+	// member's partitions go in the placement); then the ranges. A
+	// member's partitions come out ascending: its topics are, and so is
+	// each range.
+	buf := make([]int32, 4*nt)
+	quota, extra, seen, next := buf[:nt], buf[nt:2*nt], buf[2*nt:3*nt], buf[3*nt:]
+	for _, c := range s.class {
+		for _, t := range s.classTopics[c] {
+			seen[t]++
 		}
 	}
-	for t, members := range byTopic {
-		rangeTopic(l, t, members, per)
+	for t, n := range seen {
+		quota[t], extra[t] = s.counts[t]/n, s.counts[t]%n
+		seen[t] = 0
 	}
-	return per
-}
-
-// rangeTopic gives topic t's partitions to members (already in order):
-// count/len(members) each, one more to the first count%len(members).
-func rangeTopic(l *layout, t int, members []int, per [][]int32) {
-	n := int32(len(members))
-	quota, extra := l.counts[t]/n, l.counts[t]%n
-	start := l.offset[t]
-	for i, m := range members {
-		size := quota
-		if int32(i) < extra {
-			size++
+	start := make([]int32, len(s.members)+1)
+	for _, m := range order {
+		for _, t := range s.subs(int(m)) {
+			start[m+1] += quota[t]
+			if seen[t] < extra[t] {
+				start[m+1]++
+			}
+			seen[t]++
 		}
-		for p := start; p < start+size; p++ {
-			per[m] = append(per[m], p)
-		}
-		start += size
 	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	parts := make([]int32, start[len(start)-1])
+	clear(seen)
+	copy(next, s.offset)
+	for _, m := range order {
+		at := start[m]
+		for _, t := range s.subs(int(m)) {
+			end := next[t] + quota[t]
+			if seen[t] < extra[t] {
+				end++
+			}
+			seen[t]++
+			for gp := next[t]; gp < end; gp++ {
+				parts[at] = gp
+				at++
+			}
+			next[t] = end
+		}
+	}
+	return &Placement{spec: s, start: start, parts: parts}
 }
 
 // consumerRangeAssign is the consumer protocol's server-side range
@@ -46,29 +67,35 @@ func rangeTopic(l *layout, t int, members []int, per [][]int32) {
 // every topic of equal size (co-partitioning). Its results are the classic
 // range assignor's; it is a separate strategy because it runs under the
 // consumer protocol (computed by the broker, applied incrementally).
-func consumerRangeAssign(l *layout) [][]int32 {
-	return rangeAssign(l)
+func consumerRangeAssign(s *Spec) *Placement {
+	return rangeAssign(s)
 }
 
 // roundRobinAssign is the classic RoundRobinAssignor: every partition of
 // every subscribed topic, topics sorted by name and partitions ascending,
 // is dealt in turn to the members in MemberInfo order; a member not
 // subscribed to the partition's topic is skipped (and the turn passes on).
-func roundRobinAssign(l *layout) [][]int32 {
-	per := make([][]int32, len(l.members))
-	order := l.memberInfoOrder()
+func roundRobinAssign(s *Spec) *Placement {
+	order := s.memberInfoOrder()
+	owner := make([]int32, s.total)
 	if len(order) == 0 {
-		return per
+		return placementFromOwners(s, owner[:0])
 	}
 	next := 0
-	for t := range l.topics {
-		for p := l.offset[t]; p < l.offset[t]+l.counts[t]; p++ {
-			for !l.subscribes(order[next], t) {
-				next = (next + 1) % len(order)
+	for t := range int32(len(s.topics)) {
+		for gp := s.offset[t]; gp < s.offset[t+1]; gp++ {
+			for !s.subscribes(int(order[next]), t) {
+				next++
+				if next == len(order) {
+					next = 0
+				}
 			}
-			per[order[next]] = append(per[order[next]], p)
-			next = (next + 1) % len(order)
+			owner[gp] = order[next]
+			next++
+			if next == len(order) {
+				next = 0
+			}
 		}
 	}
-	return per
+	return placementFromOwners(s, owner)
 }

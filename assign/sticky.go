@@ -21,81 +21,46 @@ import (
 // older generations is not modelled (Group.Validate rejects a partition
 // with two owners).
 
-// stickyAssign returns the sticky assignment. If transfers is not nil, it
-// receives the partitions that change owner (what the cooperative assignor
-// withholds for a round), as the constrained builder reports them; nil
-// means the builder did not track them (the general case).
-func stickyAssign(l *layout, transfers *map[int32]int) [][]int32 {
-	order := javaHashMapOrder(l.members)
-	if allSubscriptionsEqual(l, order) {
-		b := newConstrained(l, order)
-		per := b.build()
-		if transfers != nil {
-			*transfers = b.transfers
-		}
-		return per
-	}
-	if transfers != nil {
-		*transfers = nil
-	}
-	return newGeneral(l, order).build()
-}
+// stickyAssign returns the sticky assignment.
+func stickyAssign(s *Spec) *Placement { return placementFromOwners(s, stickyOwners(s)) }
 
-// allSubscriptionsEqual compares the raw subscriptions (topics with and
-// without metadata), as Kafka does.
-func allSubscriptionsEqual(l *layout, order []int) bool {
-	var first map[string]bool
-	for i, m := range order {
-		if i > 0 && slices.Equal(l.raw[m], l.raw[order[i-1]]) {
-			continue
-		}
-		if first == nil {
-			first = make(map[string]bool, len(l.raw[m]))
-			for _, t := range l.raw[m] {
-				first[t] = true
-			}
-			continue
-		}
-		if len(l.raw[m]) != len(first) {
-			return false
-		}
-		for _, t := range l.raw[m] {
-			if !first[t] {
-				return false
-			}
-		}
+// stickyOwners returns the owner of each partition in the sticky
+// assignment.
+func stickyOwners(s *Spec) []int32 {
+	order := javaHashMapOrder(s.members)
+	if s.homogeneous {
+		return newConstrained(s, order).build()
 	}
-	return true
+	return newGeneral(s, order).build()
 }
 
 // constrained is AbstractStickyAssignor's ConstrainedAssignmentBuilder.
 type constrained struct {
-	l          *layout
-	order      []int // members in the leader's HashMap order
-	minQuota   int
-	maxQuota   int
-	expected   int // members that get maxQuota
-	current    int
-	assignment [][]int32
-	owner      []int32 // partition -> member, -1: none yet
-	revoked    map[int32]int
-	transfers  map[int32]int
-	underMin   []int // unfilled members below minQuota
-	exactMin   []int // members at minQuota that may take one more
+	s        *Spec
+	order    []int32 // members in the leader's HashMap order
+	minQuota int
+	maxQuota int
+	expected int // members that get maxQuota
+	current  int
+	count    []int   // member -> partitions assigned
+	owner    []int32 // partition -> member, -1: none yet
+	underMin []int32 // unfilled members below minQuota
+	exactMin []int32 // members at minQuota that may take one more
+	// byPartitionThenTopic's buffers
+	sortedBuf  []int64
+	orderedBuf []int32
 }
 
-func newConstrained(l *layout, order []int) *constrained {
-	n := len(l.members)
+func newConstrained(s *Spec, order []int32) *constrained {
+	n := len(s.members)
 	b := &constrained{
-		l:          l,
-		order:      order,
-		minQuota:   int(l.total) / n,
-		maxQuota:   (int(l.total) + n - 1) / n,
-		expected:   int(l.total) % n,
-		assignment: make([][]int32, n),
-		owner:      make([]int32, l.total),
-		revoked:    make(map[int32]int),
-		transfers:  make(map[int32]int),
+		s:        s,
+		order:    order,
+		minQuota: int(s.total) / n,
+		maxQuota: (int(s.total) + n - 1) / n,
+		expected: int(s.total) % n,
+		count:    make([]int, n),
+		owner:    make([]int32, s.total),
 	}
 	for i := range b.owner {
 		b.owner[i] = -1
@@ -103,19 +68,12 @@ func newConstrained(l *layout, order []int) *constrained {
 	return b
 }
 
-func (b *constrained) build() [][]int32 {
-	l := b.l
+// build returns the owner of each partition.
+func (b *constrained) build() []int32 {
+	s := b.s
 	// Keep owned partitions up to the quotas, in the leader's order.
 	for _, m := range b.order {
-		owned := slices.Clone(l.owned[m])
-		// Kafka sorts them by partition number, then topic.
-		slices.SortFunc(owned, func(x, y int32) int {
-			px, py := l.tp(x), l.tp(y)
-			if c := cmp.Compare(px.Partition, py.Partition); c != 0 {
-				return c
-			}
-			return cmp.Compare(px.Topic, py.Topic)
-		})
+		owned := b.byPartitionThenTopic(s.owned[m])
 		switch {
 		case len(owned) < b.minQuota:
 			b.keep(m, owned)
@@ -126,79 +84,103 @@ func (b *constrained) build() [][]int32 {
 				b.exactMin = b.exactMin[:0]
 			}
 			b.keep(m, owned[:b.maxQuota])
-			for _, p := range owned[b.maxQuota:] {
-				b.revoked[p] = m
-			}
 		default:
 			b.keep(m, owned[:b.minQuota])
-			for _, p := range owned[b.minQuota:] {
-				b.revoked[p] = m
-			}
 			if b.current < b.expected {
 				b.exactMin = append(b.exactMin, m)
 			}
 		}
 	}
-	byID := func(x, y int) int { return cmp.Compare(l.members[x], l.members[y]) }
-	slices.SortFunc(b.underMin, byID)
-	slices.SortFunc(b.exactMin, byID)
+	sortByKey(b.underMin, s.members)
+	sortByKey(b.exactMin, s.members)
 
 	// Round robin the rest: first up to minQuota, then one more each to
 	// the members at minQuota until the expected number is at maxQuota.
-	// next mirrors a java.util.Iterator over underMin: the index of the
-	// element it returns next.
-	next := 0
-	for gp := int32(0); gp < l.total; gp++ {
+	// underMin and next mirror Kafka's java.util.Iterator over an
+	// ArrayList of the members below minQuota, which it removes from as
+	// they reach it: next is the index of the element returned next, and
+	// removed members are marked -1 and dropped when the iterator starts
+	// over (one pass over the list per round instead of a shift per
+	// removal).
+	under, live, next := b.underMin, len(b.underMin), 0
+	for gp := int32(0); gp < s.total; gp++ {
 		if b.owner[gp] >= 0 {
 			continue
 		}
-		var m int
-		fromIter := true
-		switch {
-		case next < len(b.underMin):
-			m = b.underMin[next]
+		for next < len(under) && under[next] < 0 {
 			next++
-		case len(b.underMin) == 0 && len(b.exactMin) == 0:
+		}
+		var m int32
+		at := -1 // m's index in under, if it came from there
+		switch {
+		case next < len(under):
+			m, at = under[next], next
+			next++
+		case live == 0 && len(b.exactMin) == 0:
 			panic("assign: sticky: no member can take another partition") // unreachable for a valid group
-		case len(b.underMin) == 0:
+		case live == 0:
 			m = b.exactMin[0]
 			b.exactMin = b.exactMin[1:]
-			fromIter = false
 		default:
-			m = b.underMin[0]
+			under = slices.DeleteFunc(under, func(m int32) bool { return m < 0 })
+			m, at = under[0], 0
 			next = 1
 		}
-		b.assignment[m] = append(b.assignment[m], gp)
-		b.owner[gp] = int32(m)
-		if prev, ok := b.revoked[gp]; ok && prev != m {
-			b.transfers[gp] = m
-		}
-		switch len(b.assignment[m]) {
+		b.owner[gp] = m
+		b.count[m]++
+		switch b.count[m] {
 		case b.minQuota:
-			if fromIter {
-				next--
-				b.underMin = slices.Delete(b.underMin, next, next+1)
+			if at >= 0 {
+				under[at] = -1
+				live--
 			}
 			b.exactMin = append(b.exactMin, m)
 		case b.maxQuota:
 			b.current++
 		}
 	}
-	return b.assignment
+	return b.owner
 }
 
-func (b *constrained) keep(m int, ps []int32) {
-	b.assignment[m] = append(b.assignment[m], ps...)
-	for _, p := range ps {
-		b.owner[p] = int32(m)
+// byPartitionThenTopic returns owned (ascending partition numbers) in
+// the order Kafka sorts a member's owned partitions: by partition, then
+// topic. The result is valid until the next call.
+func (b *constrained) byPartitionThenTopic(owned []int32) []int32 {
+	s := b.s
+	keys := b.sortedBuf[:0]
+	for t := int32(0); len(owned) > 0; {
+		var n int
+		t, n = s.nextRun(owned, t)
+		run := owned[:n]
+		owned = owned[n:]
+		for _, gp := range run {
+			keys = append(keys, int64(gp-s.offset[t])<<32|int64(t))
+		}
+	}
+	if len(keys) > 1 && s.offset[1] < s.total {
+		slices.Sort(keys) // several topics: interleave them by partition
+	}
+	out := b.orderedBuf[:0]
+	for _, k := range keys {
+		t := int32(k)
+		out = append(out, s.offset[t]+int32(k>>32))
+	}
+	b.sortedBuf, b.orderedBuf = keys, out
+	return out
+}
+
+func (b *constrained) keep(m int32, ps []int32) {
+	b.count[m] += len(ps)
+	for _, gp := range ps {
+		b.owner[gp] = m
 	}
 }
 
 // general is AbstractStickyAssignor's GeneralAssignmentBuilder (without
 // racks and without previous generations).
 type general struct {
-	l          *layout
-	order      []int
+	s          *Spec
+	order      []int32
 	rank       []int     // member -> rank of its id in sorted order
 	potential  [][]int   // topic -> members subscribed (leader's order)
 	assignment [][]int32 // member -> partitions (nil when fixed)
@@ -214,34 +196,32 @@ type general struct {
 	cachedValid bool
 }
 
-func newGeneral(l *layout, order []int) *general {
-	n := len(l.members)
+func newGeneral(s *Spec, order []int32) *general {
+	n := len(s.members)
 	b := &general{
-		l:          l,
+		s:          s,
 		order:      order,
 		rank:       make([]int, n),
-		potential:  make([][]int, len(l.topics)),
+		potential:  make([][]int, len(s.topics)),
 		assignment: make([][]int32, n),
 		count:      make([]int, n),
-		owner:      make([]int32, l.total),
+		owner:      make([]int32, s.total),
 		maxSize:    make([]int, n),
 		fixed:      make([]bool, n),
 	}
-	byID := l.allMembers()
-	slices.SortFunc(byID, func(x, y int) int { return cmp.Compare(l.members[x], l.members[y]) })
-	for r, m := range byID {
+	for r, m := range s.sortedByID() {
 		b.rank[m] = r
 	}
 	for _, m := range order {
-		for _, t := range l.subs[m] {
-			b.potential[t] = append(b.potential[t], m)
-			b.maxSize[m] += int(l.counts[t])
+		for _, t := range s.subs(int(m)) {
+			b.potential[t] = append(b.potential[t], int(m))
+			b.maxSize[m] += int(s.counts[t])
 		}
 	}
 	for i := range b.owner {
 		b.owner[i] = -1
 	}
-	b.moves.init(l)
+	b.moves.init(s)
 	return b
 }
 
@@ -281,7 +261,7 @@ func (b *general) drop(m int, gp int32) {
 
 // topicOrder sorts topics by their number of potential members, then name.
 func (b *general) partitionOrder() []int32 {
-	topics := make([]int, len(b.l.topics))
+	topics := make([]int, len(b.s.topics))
 	for i := range topics {
 		topics[i] = i
 	}
@@ -291,19 +271,20 @@ func (b *general) partitionOrder() []int32 {
 		if len(b.potential[t]) == 0 {
 			continue // no member subscribes: not part of the assignment
 		}
-		for p := b.l.offset[t]; p < b.l.offset[t]+b.l.counts[t]; p++ {
+		for p := b.s.offset[t]; p < b.s.offset[t+1]; p++ {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-func (b *general) build() [][]int32 {
-	l := b.l
+// build returns the owner of each partition.
+func (b *general) build() []int32 {
+	s := b.s
 	// Keep what members own and still subscribe to.
-	for m := range l.members {
-		for _, gp := range l.owned[m] {
-			if !l.subscribes(m, l.topicOf(gp)) {
+	for m := range len(s.members) {
+		for _, gp := range s.owned[m] {
+			if !s.subscribes(m, s.topicOf(gp)) {
 				b.revocation = true
 				continue
 			}
@@ -317,7 +298,7 @@ func (b *general) build() [][]int32 {
 			unassigned = append(unassigned, gp)
 		}
 	}
-	for m := range l.members {
+	for m := range len(s.members) {
 		b.sorted = append(b.sorted, m)
 	}
 	slices.SortFunc(b.sorted, b.less)
@@ -330,10 +311,10 @@ func (b *general) build() [][]int32 {
 
 	// Only topics with two or more subscribers, and members that can
 	// still change, take part in the reassignment.
-	movable := func(gp int32) bool { return len(b.potential[l.topicOf(gp)]) >= 2 }
+	movable := func(gp int32) bool { return len(b.potential[s.topicOf(gp)]) >= 2 }
 	all = slices.DeleteFunc(all, func(gp int32) bool { return !movable(gp) })
 	unassigned = slices.DeleteFunc(unassigned, func(gp int32) bool { return !movable(gp) })
-	for m := range l.members {
+	for m := range len(s.members) {
 		if b.count[m] < b.maxSize[m] {
 			continue
 		}
@@ -352,13 +333,13 @@ func (b *general) build() [][]int32 {
 	if !initializing && performed && b.balanceScore() >= before.score {
 		b.restore(before)
 	}
-	return b.assignment
+	return b.owner
 }
 
 func (b *general) assignToLeastLoaded(gp int32) {
-	t := b.l.topicOf(gp)
+	t := b.s.topicOf(gp)
 	for _, m := range b.sorted {
-		if b.l.subscribes(m, t) {
+		if b.s.subscribes(m, t) {
 			b.removeSorted(m)
 			b.add(m, gp)
 			b.insertSorted(m)
@@ -427,10 +408,10 @@ func (b *general) computeBalanced() bool {
 	if lo >= hi-1 {
 		return true
 	}
-	l := b.l
-	maxOwner := make([]int, len(l.topics))
-	for t := range l.topics {
-		for _, m := range b.owner[l.offset[t] : l.offset[t]+l.counts[t]] {
+	s := b.s
+	maxOwner := make([]int, len(s.topics))
+	for t := range s.topics {
+		for _, m := range b.owner[s.offset[t]:s.offset[t+1]] {
 			if m >= 0 && !b.fixed[m] {
 				maxOwner[t] = max(maxOwner[t], b.count[m])
 			}
@@ -440,7 +421,7 @@ func (b *general) computeBalanced() bool {
 		if b.count[m] == b.maxSize[m] {
 			continue
 		}
-		for _, t := range l.subs[m] {
+		for _, t := range s.subs(m) {
 			if maxOwner[t] > b.count[m]+1 {
 				return false
 			}
@@ -460,7 +441,7 @@ func (b *general) reassign(partitions []int32) bool {
 				break
 			}
 			m := int(b.owner[gp])
-			t := b.l.topicOf(gp)
+			t := b.s.topicOf(gp)
 			for _, other := range b.potential[t] {
 				if b.count[m] > b.count[other]+1 {
 					b.reassignPartition(gp)
@@ -476,10 +457,10 @@ func (b *general) reassign(partitions []int32) bool {
 }
 
 func (b *general) reassignPartition(gp int32) {
-	t := b.l.topicOf(gp)
+	t := b.s.topicOf(gp)
 	to := -1
 	for _, m := range b.sorted {
-		if b.l.subscribes(m, t) {
+		if b.s.subscribes(m, t) {
 			to = m
 			break
 		}
@@ -501,7 +482,7 @@ func (b *general) reassignPartition(gp int32) {
 // partition that must move from B to A is, when possible, one that moved
 // from A to B earlier (stickiness).
 type movements struct {
-	l       *layout
+	s       *Spec
 	hashes  []int32 // topic -> String.hashCode
 	byTopic []map[pair]*javaHashSet
 	moved   map[int32]pair
@@ -509,21 +490,21 @@ type movements struct {
 
 type pair struct{ src, dst int }
 
-func (mv *movements) init(l *layout) {
-	mv.l = l
-	mv.hashes = make([]int32, len(l.topics))
-	for t, name := range l.topics {
+func (mv *movements) init(s *Spec) {
+	mv.s = s
+	mv.hashes = make([]int32, len(s.topics))
+	for t, name := range s.topics {
 		mv.hashes[t] = javaStringHash(name)
 	}
-	mv.byTopic = make([]map[pair]*javaHashSet, len(l.topics))
+	mv.byTopic = make([]map[pair]*javaHashSet, len(s.topics))
 	mv.moved = make(map[int32]pair)
 }
 
-func (mv *movements) hash(gp int32, t int) int32 {
-	return javaTopicPartitionHash(mv.hashes[t], gp-mv.l.offset[t])
+func (mv *movements) hash(gp int32, t int32) int32 {
+	return javaTopicPartitionHash(mv.hashes[t], gp-mv.s.offset[t])
 }
 
-func (mv *movements) remove(gp int32, t int) pair {
+func (mv *movements) remove(gp int32, t int32) pair {
 	p := mv.moved[gp]
 	delete(mv.moved, gp)
 	set := mv.byTopic[t][p]
@@ -534,7 +515,7 @@ func (mv *movements) remove(gp int32, t int) pair {
 	return p
 }
 
-func (mv *movements) add(gp int32, t int, p pair) {
+func (mv *movements) add(gp int32, t int32, p pair) {
 	mv.moved[gp] = p
 	if mv.byTopic[t] == nil {
 		mv.byTopic[t] = make(map[pair]*javaHashSet)
@@ -547,7 +528,7 @@ func (mv *movements) add(gp int32, t int, p pair) {
 	set.add(gp, mv.hash(gp, t))
 }
 
-func (mv *movements) move(gp int32, t, from, to int) {
+func (mv *movements) move(gp int32, t int32, from, to int) {
 	if prev, ok := mv.moved[gp]; ok {
 		mv.remove(gp, t)
 		if prev.src != to {
@@ -558,7 +539,7 @@ func (mv *movements) move(gp int32, t, from, to int) {
 	mv.add(gp, t, pair{from, to})
 }
 
-func (mv *movements) actualPartitionToMove(gp int32, t, from, to int) int32 {
+func (mv *movements) actualPartitionToMove(gp int32, t int32, from, to int) int32 {
 	if len(mv.byTopic[t]) == 0 {
 		return gp
 	}

@@ -18,13 +18,12 @@ import (
 // assign/javabench arranges it) the results are identical; on a live
 // broker, which member gets the one extra partition may differ, the counts
 // and the movement bounds do not.
-func uniformAssign(l *layout) [][]int32 {
-	order := l.allMembers()
-	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(l.members[x], l.members[y]) })
-	if allSubscriptionsEqual(l, order) {
-		return uniformHomogeneous(l, order)
+func uniformAssign(s *Spec) *Placement {
+	order := s.sortedByID()
+	if s.homogeneous {
+		return uniformHomogeneous(s, order)
 	}
-	return newUniformHeterogeneous(l, order).build()
+	return newUniformHeterogeneous(s, order).build()
 }
 
 // uniformHomogeneous is UniformHomogeneousAssignmentBuilder (as of Kafka
@@ -35,26 +34,25 @@ func uniformAssign(l *layout) [][]int32 {
 // enough members follow to take it. Members below quota are then filled,
 // in member order, from the partitions nobody kept (unowned ones first, in
 // topic and partition order, then the revoked ones).
-func uniformHomogeneous(l *layout, order []int) [][]int32 {
-	per := make([][]int32, len(l.members))
+func uniformHomogeneous(s *Spec, order []int32) *Placement {
+	owner := make([]int32, s.total)
 	n := len(order)
-	if n == 0 || len(l.topics) == 0 {
-		return per
+	if n == 0 || len(s.topics) == 0 {
+		return placementFromOwners(s, owner[:0])
 	}
-	owned := make([]bool, l.total)
-	for _, ps := range l.owned {
-		for _, gp := range ps {
-			owned[gp] = true
+	for i := range owner {
+		owner[i] = -1
+	}
+	prev := s.previousOwners()
+	// The partitions nobody owned, then (appended below) the revoked ones.
+	unassigned := make([]int32, 0, s.total)
+	for gp, m := range prev {
+		if m < 0 {
+			unassigned = append(unassigned, int32(gp))
 		}
 	}
-	var unassigned []int32
-	for gp := int32(0); gp < l.total; gp++ {
-		if !owned[gp] {
-			unassigned = append(unassigned, gp)
-		}
-	}
-	minQuota, extra := int(l.total)/n, int(l.total)%n
-	type unfilled struct{ member, remaining int }
+	minQuota, extra := int(s.total)/n, int(s.total)%n
+	type unfilled struct{ member, remaining int32 }
 	var short []unfilled
 	for i, m := range order {
 		quota := minQuota
@@ -62,24 +60,18 @@ func uniformHomogeneous(l *layout, order []int) [][]int32 {
 		if hasExtra {
 			quota++
 		}
-		ps := slices.Clone(l.owned[m])
-		slices.Sort(ps) // topics by name, partitions ascending
-		for len(ps) > 0 {
-			t := l.topicOf(ps[0])
-			end := 1
-			for end < len(ps) && l.topicOf(ps[end]) == t {
-				end++
+		ps := s.owned[m] // ascending: topics by name, partitions ascending
+		for t := int32(0); len(ps) > 0; {
+			var n int
+			t, n = s.nextRun(ps, t)
+			topic := ps[:n]
+			ps = ps[n:]
+			keep := min(len(topic), quota)
+			for _, gp := range topic[:keep] {
+				owner[gp] = m
 			}
-			topic := ps[:end]
-			ps = ps[end:]
-			if len(topic) <= quota {
-				quota -= len(topic)
-				per[m] = append(per[m], topic...)
-				continue
-			}
-			per[m] = append(per[m], topic[:quota]...)
-			unassigned = append(unassigned, topic[quota:]...)
-			quota = 0
+			unassigned = append(unassigned, topic[keep:]...)
+			quota -= keep
 		}
 		// A member that cannot fill its extra slot from what it owns
 		// gives the slot up while enough members follow to take it: the
@@ -89,7 +81,7 @@ func uniformHomogeneous(l *layout, order []int) [][]int32 {
 			hasExtra = false
 		}
 		if quota > 0 {
-			short = append(short, unfilled{m, quota})
+			short = append(short, unfilled{m, int32(quota)})
 		}
 		if hasExtra {
 			extra--
@@ -97,12 +89,12 @@ func uniformHomogeneous(l *layout, order []int) [][]int32 {
 	}
 	next := 0
 	for _, u := range short {
-		for i := 0; i < u.remaining && next < len(unassigned); i++ {
-			per[u.member] = append(per[u.member], unassigned[next])
+		for i := int32(0); i < u.remaining && next < len(unassigned); i++ {
+			owner[unassigned[next]] = u.member
 			next++
 		}
 	}
-	return per
+	return placementFromOwners(s, owner)
 }
 
 // uniformHeterogeneous is UniformHeterogeneousAssignmentBuilder: members
@@ -112,23 +104,44 @@ func uniformHomogeneous(l *layout, order []int) [][]int32 {
 // passes over the topics, partitions move from the most to the least
 // loaded subscribers of each topic until no topic can improve.
 type uniformHeterogeneous struct {
-	l           *layout
-	members     []int   // member order; a member's index is its position here
+	s           *Spec
+	members     []int32 // member order; a member's index is its position here
 	subscribers [][]int // topic -> member indices (ascending)
 	size        []int   // member index -> partitions in the target
-	owner       []int   // partition -> member index, -1: none
+	owner       []int32 // partition -> member index, -1: none
+	// balanceTopic's buffers: a topic's partitions by owner, and where
+	// each member index's run of them begins and ends.
+	parts      []int32
+	start, end []int
 }
 
-func newUniformHeterogeneous(l *layout, order []int) *uniformHeterogeneous {
+func newUniformHeterogeneous(s *Spec, order []int32) *uniformHeterogeneous {
+	n := len(order)
 	u := &uniformHeterogeneous{
-		l:           l,
+		s:           s,
 		members:     order,
-		subscribers: make([][]int, len(l.topics)),
-		size:        make([]int, len(order)),
-		owner:       make([]int, l.total),
+		subscribers: make([][]int, len(s.topics)),
+		size:        make([]int, n),
+		owner:       make([]int32, s.total),
+		start:       make([]int, n),
+		end:         make([]int, n),
+	}
+	// The subscribers of all topics in one array.
+	perTopic := make([]int, len(s.topics))
+	total := 0
+	for _, m := range order {
+		for _, t := range s.subs(int(m)) {
+			perTopic[t]++
+			total++
+		}
+	}
+	flat := make([]int, 0, total)
+	for t, k := range perTopic {
+		u.subscribers[t] = flat[len(flat) : len(flat) : len(flat)+k]
+		flat = flat[:len(flat)+k]
 	}
 	for i, m := range order {
-		for _, t := range l.subs[m] {
+		for _, t := range s.subs(int(m)) {
 			u.subscribers[t] = append(u.subscribers[t], i)
 		}
 	}
@@ -140,9 +153,9 @@ func newUniformHeterogeneous(l *layout, order []int) *uniformHeterogeneous {
 
 // topicOrder is the builder's topic comparator: more partitions per
 // subscriber first, then fewer subscribers, then topic id (here: name).
-func (u *uniformHeterogeneous) topicOrder(x, y int) int {
-	rx := float64(u.l.counts[x]) / float64(len(u.subscribers[x]))
-	ry := float64(u.l.counts[y]) / float64(len(u.subscribers[y]))
+func (u *uniformHeterogeneous) topicOrder(x, y int32) int {
+	rx := float64(u.s.counts[x]) / float64(len(u.subscribers[x]))
+	ry := float64(u.s.counts[y]) / float64(len(u.subscribers[y]))
 	if c := cmp.Compare(ry, rx); c != 0 {
 		return c
 	}
@@ -152,26 +165,28 @@ func (u *uniformHeterogeneous) topicOrder(x, y int) int {
 	return cmp.Compare(x, y)
 }
 
-func (u *uniformHeterogeneous) build() [][]int32 {
-	l := u.l
+func (u *uniformHeterogeneous) build() *Placement {
+	s := u.s
 	for i, m := range u.members {
-		for _, gp := range l.owned[m] {
-			if l.subscribes(m, l.topicOf(gp)) {
-				u.owner[gp] = i
-				u.size[i]++
+		ps := s.owned[m]
+		for t := int32(0); len(ps) > 0; {
+			var n int
+			t, n = s.nextRun(ps, t)
+			run := ps[:n]
+			ps = ps[n:]
+			if !s.subscribes(int(m), t) {
+				continue
 			}
+			for _, gp := range run {
+				u.owner[gp] = int32(i)
+			}
+			u.size[i] += len(run)
 		}
 	}
-	// Assign what nobody kept.
-	var topics []int
-	unassigned := make([][]int32, len(l.topics))
-	for t := range l.topics {
-		for gp := l.offset[t]; gp < l.offset[t]+l.counts[t]; gp++ {
-			if u.owner[gp] < 0 {
-				unassigned[t] = append(unassigned[t], gp)
-			}
-		}
-		if len(unassigned[t]) > 0 {
+	// Assign what nobody kept, topic by topic.
+	var topics []int32
+	for t := range int32(len(s.topics)) {
+		if slices.Contains(u.owner[s.offset[t]:s.offset[t+1]], -1) {
 			topics = append(topics, t)
 		}
 	}
@@ -180,13 +195,15 @@ func (u *uniformHeterogeneous) build() [][]int32 {
 	b.size = u.size
 	for _, t := range topics {
 		b.init(u.subscribers[t])
-		for _, gp := range unassigned[t] {
-			u.move(gp, b.nextLeastLoaded())
+		for gp := s.offset[t]; gp < s.offset[t+1]; gp++ {
+			if u.owner[gp] < 0 {
+				u.move(gp, b.nextLeastLoaded())
+			}
 		}
 	}
 	// Balance topics with two or more subscribers.
 	topics = topics[:0]
-	for t := range l.topics {
+	for t := range int32(len(s.topics)) {
 		if len(u.subscribers[t]) >= 2 {
 			topics = append(topics, t)
 		}
@@ -195,26 +212,26 @@ func (u *uniformHeterogeneous) build() [][]int32 {
 	if len(topics) > 0 {
 		u.balanceTopics(topics, &b)
 	}
-	per := make([][]int32, len(l.members))
+	// Member indices back to members.
 	for gp, i := range u.owner {
 		if i >= 0 {
-			per[u.members[i]] = append(per[u.members[i]], int32(gp))
+			u.owner[gp] = u.members[i]
 		}
 	}
-	return per
+	return placementFromOwners(s, u.owner)
 }
 
 func (u *uniformHeterogeneous) move(gp int32, to int) {
 	if from := u.owner[gp]; from >= 0 {
 		u.size[from]--
 	}
-	u.owner[gp] = to
+	u.owner[gp] = int32(to)
 	u.size[to]++
 }
 
 const uniformMaxPasses = 16
 
-func (u *uniformHeterogeneous) balanceTopics(topics []int, b *balancer) {
+func (u *uniformHeterogeneous) balanceTopics(topics []int32, b *balancer) {
 	last := -1
 	for range uniformMaxPasses {
 		for i, t := range topics {
@@ -230,30 +247,32 @@ func (u *uniformHeterogeneous) balanceTopics(topics []int, b *balancer) {
 
 // balanceTopic moves partitions of topic t from its most loaded
 // subscribers to its least loaded ones and returns how many moved.
-func (u *uniformHeterogeneous) balanceTopic(t int, b *balancer) int {
-	if b.init(u.subscribers[t]) <= 1 {
+func (u *uniformHeterogeneous) balanceTopic(t int32, b *balancer) int {
+	subscribers := u.subscribers[t]
+	if b.init(subscribers) <= 1 {
 		return 0
 	}
-	l := u.l
-	parts := make([]int32, 0, l.counts[t])
-	for gp := l.offset[t]; gp < l.offset[t]+l.counts[t]; gp++ {
-		parts = append(parts, gp)
+	s := u.s
+	// The topic's partitions sorted by owner, then number (a counting
+	// sort: every partition of t is owned by one of its subscribers).
+	// Owner i's partitions are parts[start[i]:end[i]].
+	for _, i := range subscribers {
+		u.end[i] = 0
 	}
-	slices.SortFunc(parts, func(x, y int32) int {
-		if c := cmp.Compare(u.owner[x], u.owner[y]); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
-	// Each owner's partitions are parts[start[i]:end[i]].
-	start := make(map[int]int)
-	end := make(map[int]int)
-	for i, gp := range parts {
+	first, last := s.offset[t], s.offset[t+1]
+	for _, o := range u.owner[first:last] {
+		u.end[o]++
+	}
+	pos := 0
+	for _, i := range subscribers {
+		u.start[i] = pos
+		pos, u.end[i] = pos+u.end[i], pos
+	}
+	u.parts = slices.Grow(u.parts[:0], int(last-first))[:last-first]
+	for gp := first; gp < last; gp++ {
 		o := u.owner[gp]
-		if _, ok := start[o]; !ok {
-			start[o] = i
-		}
-		end[o] = i + 1
+		u.parts[u.end[o]] = gp
+		u.end[o]++
 	}
 	moved := 0
 	for !b.balanced() {
@@ -263,7 +282,7 @@ func (u *uniformHeterogeneous) balanceTopic(t int, b *balancer) int {
 			if most == -1 {
 				break
 			}
-			if e, ok := end[most]; !ok || e-start[most] <= 0 {
+			if u.end[most]-u.start[most] <= 0 {
 				b.excludeMostLoaded()
 				continue
 			}
@@ -272,8 +291,8 @@ func (u *uniformHeterogeneous) balanceTopic(t int, b *balancer) int {
 		if most == -1 {
 			break
 		}
-		end[most]--
-		gp := parts[end[most]]
+		u.end[most]--
+		gp := u.parts[u.end[most]]
 		least := b.nextLeastLoaded()
 		if b.balanced() {
 			break
@@ -292,7 +311,8 @@ func (u *uniformHeterogeneous) balanceTopic(t int, b *balancer) int {
 type balancer struct {
 	size        []int // shared with the builder
 	sorted      []int
-	leastEnd    int // exclusive
+	counts      []int // sortBySize's buffer
+	leastEnd    int   // exclusive
 	leastCount  int
 	nextLeast   int
 	mostStart   int // inclusive
@@ -302,14 +322,10 @@ type balancer struct {
 }
 
 // init starts a walk over members and returns the spread of their sizes.
+// init starts a walk over members (ascending) and returns the spread of
+// their sizes.
 func (b *balancer) init(members []int) int {
-	b.sorted = append(b.sorted[:0], members...)
-	slices.SortFunc(b.sorted, func(x, y int) int {
-		if c := cmp.Compare(b.size[x], b.size[y]); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
+	b.sortBySize(members)
 	n := len(b.sorted)
 	b.leastEnd = 0
 	b.leastCount = b.size[b.sorted[0]] - 1
@@ -318,6 +334,41 @@ func (b *balancer) init(members []int) int {
 	b.mostCount = b.size[b.sorted[n-1]] + 1
 	b.nextMostIdx = n - 1
 	return b.size[b.sorted[n-1]] - b.size[b.sorted[0]]
+}
+
+// sortBySize sets sorted to members (ascending) sorted by size, then
+// member index: a counting sort by size, which keeps the members' order
+// within a size, when sizes span few values (they differ by little once
+// assigned); a comparison sort otherwise.
+func (b *balancer) sortBySize(members []int) {
+	lo, hi := b.size[members[0]], b.size[members[0]]
+	for _, m := range members[1:] {
+		lo, hi = min(lo, b.size[m]), max(hi, b.size[m])
+	}
+	b.sorted = slices.Grow(b.sorted[:0], len(members))[:len(members)]
+	if span := hi - lo + 1; span <= 2*len(members)+64 {
+		b.counts = slices.Grow(b.counts[:0], span+1)[:span+1]
+		clear(b.counts)
+		for _, m := range members {
+			b.counts[b.size[m]-lo+1]++
+		}
+		for i := 1; i <= span; i++ {
+			b.counts[i] += b.counts[i-1]
+		}
+		for _, m := range members {
+			k := b.size[m] - lo
+			b.sorted[b.counts[k]] = m
+			b.counts[k]++
+		}
+		return
+	}
+	copy(b.sorted, members)
+	slices.SortFunc(b.sorted, func(x, y int) int {
+		if c := cmp.Compare(b.size[x], b.size[y]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
 }
 
 func (b *balancer) nextLeastLoaded() int {

@@ -3,7 +3,7 @@
 // cross-check (identical assignments on random small groups), then a
 // timing table with ratios. `make bench-assign` runs it.
 //
-//	go run ./assign/javabench [-check N] [-shapes quick|full] [-seed S]
+//	go run ./assign/javabench [-check N] [-shapes quick|full|none|NAME,...] [-strategies all|NAME,...] [-seed S]
 //
 // It builds the Java timing program in this folder with Maven, passing
 // -Dkafka.version from cluster.KafkaVersion, the one place the version is
@@ -37,18 +37,58 @@ import (
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "javabench:", err)
+		if errors.As(err, new(usageError)) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
 
+// usageError is a bad flag (exit status 2).
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
 func run() error {
-	check := flag.Int("check", 600, "random groups to cross-check against the Java assignors (0: none)")
-	shapes := flag.String("shapes", "full", "timing shapes: quick (up to 1,000 members) or full (up to 10,000 members, 100,000 partitions)")
+	check := flag.Int("check", 2000, "random groups to cross-check against the Java assignors (0: none)")
+	checkLarge := flag.Int("check-large", 50, "larger random groups to cross-check (with -check above 0)")
+	shapes := flag.String("shapes", "full", "timing shapes: quick (up to 2,125 members), full (up to 10,000 members, 100,000 partitions), none (the cross-check only) or a comma-separated list of shape names")
+	strategies := flag.String("strategies", "all", "strategies to time: all or a comma-separated list")
+	flag.DurationVar(&warmup, "warmup", warmup, "how long each side runs an assignor before timing it (the JVM compiles hot code meanwhile)")
+	flag.DurationVar(&measureFor, "measure", measureFor, "how long each side goes on timing runs after the shape's minimum number of runs")
 	seed := flag.Uint64("seed", 1, "seed of the random groups")
 	javaTimeout := flag.Duration("java-timeout", 5*time.Minute, "how long one Java timing may take before it is reported as a timeout")
 	dir := flag.String("dir", "", "the folder of pom.xml (default: this command's source folder)")
 	keep := flag.Bool("keep", false, "keep the generated input files (their folder is printed)")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		return usageError(fmt.Sprintf("unexpected argument %q", flag.Arg(0)))
+	}
+	var list []shape
+	switch *shapes {
+	case "quick":
+		list = quickShapes
+	case "full":
+		list = fullShapes
+	case "none":
+	default:
+		for _, name := range strings.Split(*shapes, ",") {
+			i := slices.IndexFunc(fullShapes, func(s shape) bool { return s.name == name })
+			if i < 0 {
+				return usageError(fmt.Sprintf("-shapes: unknown shape %q; expected quick, full, none or names from %s", name, shapeNames()))
+			}
+			list = append(list, fullShapes[i])
+		}
+	}
+	names := assign.Names()
+	if *strategies != "all" {
+		names = strings.Split(*strategies, ",")
+		for _, n := range names {
+			if _, err := assign.Lookup(n); err != nil {
+				return usageError("-strategies: " + err.Error())
+			}
+		}
+	}
 
 	if *dir == "" {
 		_, file, _, _ := runtime.Caller(0)
@@ -69,20 +109,14 @@ func run() error {
 	}
 
 	if *check > 0 {
-		if err := crossCheck(classpath, tmp, *check, *seed); err != nil {
+		if err := crossCheck(classpath, tmp, *check, *checkLarge, *seed); err != nil {
 			return err
 		}
 	}
-	var list []shape
-	switch *shapes {
-	case "quick":
-		list = quickShapes
-	case "full":
-		list = fullShapes
-	default:
-		return fmt.Errorf("-shapes %q: expected quick or full", *shapes)
+	if len(list) == 0 {
+		return nil
 	}
-	return timings(classpath, tmp, list, *seed, *javaTimeout)
+	return timings(classpath, tmp, list, names, *seed, *javaTimeout)
 }
 
 // build packages the Java program and returns its class path.
@@ -173,17 +207,20 @@ func java(ctx context.Context, classpath string, args ...string) ([]byte, error)
 
 // crossCheck compares the models' assignments with the Java assignors' on
 // n random groups.
-func crossCheck(classpath, tmp string, n int, seed uint64) error {
+func crossCheck(classpath, tmp string, n, large int, seed uint64) error {
 	rng := rand.New(rand.NewPCG(seed, 0xc0ffee))
 	var cases []benchCase
 	for i := range n {
 		cases = append(cases, benchCase{fmt.Sprintf("g%d", i), randomGroup(rng)})
 	}
+	for i := range large {
+		cases = append(cases, benchCase{fmt.Sprintf("large%d", i), largeGroup(rng)})
+	}
 	path := filepath.Join(tmp, "check.txt")
 	if err := writeCases(path, cases); err != nil {
 		return err
 	}
-	out, err := java(context.Background(), classpath, "dump", path, strings.Join(assign.Names(), ","), "0", "1")
+	out, err := java(context.Background(), classpath, "dump", path, strings.Join(assign.Names(), ","), "0", "1", "0", "1")
 	if err != nil {
 		return err
 	}
@@ -208,7 +245,7 @@ func crossCheck(classpath, tmp string, n int, seed uint64) error {
 			errs[f[1]+"/"+f[2]] = strings.Join(f[3:], " ")
 		}
 	}
-	fmt.Printf("\ncross-check: %d random groups (1-4 topics, 1-10 members, mixed subscriptions, owned partitions, static members), seed %d\n", n, seed)
+	fmt.Printf("\ncross-check: %d random groups (1-4 topics, 1-10 members, mixed subscriptions, owned partitions, static members) and %d larger ones (20-300 members, 1-12 topics, up to 4,000 partitions, after a rebalance and churn), seed %d\n", n, large, seed)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "strategy\tidentical\tdifferent\tjava error\t")
 	var failed []string
@@ -224,8 +261,14 @@ func crossCheck(classpath, tmp string, n int, seed uint64) error {
 				}
 				continue
 			}
-			got := a.Assign(c.group)
-			if d := compare(got, java[key]); d != "" {
+			// Both entry points: from the group, and from its Spec.
+			d := compare(a.Assign(c.group), java[key])
+			if d == "" {
+				if d = compare(a.AssignSpec(assign.NewSpec(c.group)).Assignment(), java[key]); d != "" {
+					d = "AssignSpec: " + d
+				}
+			}
+			if d != "" {
 				diff++
 				if len(failed) < 5 {
 					failed = append(failed, fmt.Sprintf("%s: %s", key, d))
@@ -340,6 +383,69 @@ func randomGroup(rng *rand.Rand) *assign.Group {
 	return g
 }
 
+// largeGroup makes a group of 20-300 members as a running group would
+// be: a balanced previous assignment (sticky's, on the group before some
+// members left, joined or changed their subscriptions), a few partitions
+// added, some static members. Identical subscriptions half of the time.
+func largeGroup(rng *rand.Rand) *assign.Group {
+	g := &assign.Group{Topics: map[string]int32{}}
+	var topics []string
+	for i := range 1 + rng.IntN(12) {
+		t := fmt.Sprintf("topic-%d", i)
+		topics = append(topics, t)
+		g.Topics[t] = int32(1 + rng.IntN(333))
+	}
+	same := rng.IntN(2) == 0
+	subscription := func() []string {
+		if same {
+			return topics
+		}
+		var out []string
+		for _, t := range topics {
+			if rng.IntN(3) != 0 {
+				out = append(out, t)
+			}
+		}
+		if len(out) == 0 {
+			out = []string{topics[rng.IntN(len(topics))]}
+		}
+		return out
+	}
+	n := 20 + rng.IntN(281)
+	for i := range n {
+		m := assign.Member{ID: randomID(rng, i), Topics: subscription()}
+		if rng.IntN(8) == 0 {
+			m.InstanceID = fmt.Sprintf("host-%d", rng.IntN(1000000)*1000+i)
+		}
+		g.Members = append(g.Members, m)
+	}
+	prev := assign.Sticky.Assign(g)
+	next := &assign.Group{Topics: g.Topics}
+	for i, m := range g.Members {
+		switch r := rng.IntN(10); {
+		case r == 0: // left
+			continue
+		case r == 1: // replaced by a new member
+			m = assign.Member{ID: randomID(rng, n+i), Topics: m.Topics}
+		case r == 2 && !same: // changed its subscription, kept what it owned
+			m.Owned = prev[m.ID]
+			m.Topics = subscription()
+		default:
+			m.Owned = prev[m.ID]
+		}
+		next.Members = append(next.Members, m)
+	}
+	if len(next.Members) == 0 {
+		next.Members = g.Members[:1]
+	}
+	for _, t := range topics {
+		if rng.IntN(6) == 0 {
+			next.Topics[t] += int32(rng.IntN(50))
+		}
+	}
+	return next
+}
+
 // randomID makes member ids like the coordinator's: client id, a dash and
 // a UUID, so that the Java HashMap orders are exercised.
 func randomID(rng *rand.Rand, i int) string {
@@ -368,6 +474,14 @@ var fullShapes = append(slices.Clone(quickShapes),
 	shape{"5000m-50k", 5000, 10, 5000, false, 3},
 	shape{"10000m-100k", 10000, 10, 10000, false, 3},
 )
+
+func shapeNames() string {
+	var names []string
+	for _, s := range fullShapes {
+		names = append(names, s.name)
+	}
+	return strings.Join(names, ", ")
+}
 
 // shapeCases returns the shape's two cases: "fresh" (a new group, nothing
 // owned) and "churn" (the group after a balanced assignment, with 10% of
@@ -410,78 +524,151 @@ func shapeCases(s shape, rng *rand.Rand) []benchCase {
 	return []benchCase{fresh, {s.name + "/churn", churn}}
 }
 
-func timings(classpath, tmp string, shapes []shape, seed uint64, javaTimeout time.Duration) error {
+// timings times the strategies named on the shapes. The groups of every
+// shape of fullShapes are generated in order from the seed, so that a
+// shape gets the same groups whichever shapes are timed.
+func timings(classpath, tmp string, shapes []shape, strategies []string, seed uint64, javaTimeout time.Duration) error {
 	rng := rand.New(rand.NewPCG(seed, 0xbe7c4))
-	fmt.Printf("\ntimings: median of %d-%d runs after %s of warm-up (at least 2 runs), each side on the same inputs; Go %s, %s\n",
-		slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
-		warmup, runtime.Version(), javaVersion())
-	const row = "%-20s %7s %10s  %-18s %10s %10s %8s\n"
-	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go")
-	for _, s := range shapes {
-		for _, c := range shapeCases(s, rng) {
+	fmt.Printf("\ntimings: after a warm-up of %s (at least 2 runs; Java: and until its JIT compiler has been idle for 2s and its run times stopped improving, at most 60s), each side times single runs for %s (at least %d-%d runs, at most %d) on the same inputs and reports their median and minimum; Go %s, %s\n",
+		warmup, measureFor, slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
+		maxRuns, runtime.Version(), javaVersion())
+	fmt.Print(timedRegions)
+	const row = "%-20s %7s %10s  %-18s %10s %10s %8s %10s %10s %8s %10s %7s\n"
+	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go", "go min", "java min", "min j/g", "go Assign", "j warm")
+	for _, s := range fullShapes {
+		cases := shapeCases(s, rng)
+		if !slices.ContainsFunc(shapes, func(t shape) bool { return t.name == s.name }) {
+			continue
+		}
+		for _, c := range cases {
 			path := filepath.Join(tmp, "time.txt")
 			if err := writeCases(path, []benchCase{c}); err != nil {
 				return err
 			}
-			for _, name := range assign.Names() {
+			spec := assign.NewSpec(c.group)
+			for _, name := range strategies {
 				a, _ := assign.Lookup(name)
-				goNS := timeGo(a, c.group, s.runs)
-				javaNS, javaErr := timeJava(classpath, path, name, s.runs, javaTimeout)
-				ratio, javaCell := "", ""
-				switch {
-				case javaErr != nil:
-					javaCell = javaErr.Error()
-				default:
-					javaCell = dur(javaNS)
-					ratio = fmt.Sprintf("%.1fx", float64(javaNS)/float64(goNS))
+				goT := timeGo(a, c.group, spec, s.runs)
+				goAssign := timeRuns(func() { a.Assign(c.group) }, s.runs)
+				javaT, javaErr := timeJava(classpath, path, name, s.runs, javaTimeout)
+				cells := []string{c.name, strconv.Itoa(len(c.group.Members)), strconv.Itoa(s.topics * s.partitions), name,
+					dur(goT.median), "", "", dur(goT.min), "", "", dur(goAssign.median), ""}
+				if javaErr != nil {
+					cells[5] = javaErr.Error()
+				} else {
+					cells[5], cells[6] = dur(javaT.median), ratio(javaT.median, goT.median)
+					cells[8], cells[9] = dur(javaT.min), ratio(javaT.min, goT.min)
+					cells[11] = fmt.Sprintf("%.0f s", javaT.warmup.Seconds())
 				}
-				fmt.Printf(row, c.name, strconv.Itoa(len(c.group.Members)), strconv.Itoa(s.topics*s.partitions), name, dur(goNS), javaCell, ratio)
+				fmt.Printf(row, anys(cells)...)
 			}
 		}
 	}
 	return nil
 }
 
-// warmup is how long each side runs an assignor before timing it (at
-// least two runs): the JVM's JIT compiles hot code after thousands of
-// calls, and a benchmark of an interpreted assignor would flatter Go.
-const warmup = 3 * time.Second
+func ratio(java, goNS int64) string { return fmt.Sprintf("%.1fx", float64(java)/float64(goNS)) }
 
-func timeGo(a assign.Assignor, g *assign.Group, runs int) int64 {
-	until := time.Now().Add(warmup)
-	for i := 0; i < 2 || time.Now().Before(until); i++ {
-		a.Assign(g)
+func anys(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
 	}
-	ns := make([]int64, runs)
-	for i := range ns {
-		start := time.Now()
-		a.Assign(g)
-		ns[i] = time.Since(start).Nanoseconds()
-	}
-	slices.Sort(ns)
-	return ns[len(ns)/2]
+	return out
 }
 
-func timeJava(classpath, path, strategy string, runs int, timeout time.Duration) (int64, error) {
+// timedRegions says what each side's timings include.
+const timedRegions = `timed regions ("go" and "java" columns; "go Assign" is Go's Assign, names in, names out):
+  classic (range, roundrobin, sticky, cooperative-sticky): names in, each member's partitions out.
+    Java: assignor.assign(partitionsPerTopic, subscriptions), from a HashMap<String, Integer> and the
+          leader's HashMap<String, Subscription> (topic lists, owned partitions or, for sticky, user
+          data it decodes) to a Map<String, List<TopicPartition>>.
+    Go:   Place(group), from a Group (topic counts, members with topic lists and owned
+          map[topic][]partition), which it compiles, to a Placement (each member's partition numbers,
+          in one flat array; a partition number is a topic and partition through the compiled group).
+  consumer protocol (consumer-uniform, consumer-range): precomputed group in, target out.
+    Java: assignor.assign(groupSpec, topicDescriber), from a GroupSpecImpl (members with subscribed topic
+          id sets and current assignments, subscription type, partition owners) to a GroupAssignment
+          (per member, a map of topic id to a partition set: RangeSets for range).
+    Go:   AssignSpec(spec), from a Spec (NewSpec, not timed: members with subscribed topic numbers and
+          owned partition numbers, subscription type, member order by id, partition owners) to a
+          Placement.
+  go Assign: Assign(group), from a Group to an Assignment (map[member]map[topic][]partition), for every
+          strategy: Place, then the conversion of the Placement to names.
+  j warm: how long the Java side warmed up.
+`
+
+// warmup is how long each side runs an assignor before timing it (at
+// least two runs): the JVM's JIT compiles hot code after thousands of
+// calls, and a benchmark of an interpreted assignor would flatter Go. On a
+// busy machine the compiler threads get less time: -warmup gives them
+// more.
+var warmup = 3 * time.Second
+
+// measureFor is how long each side goes on timing single runs after the
+// shape's minimum number of runs, up to maxRuns: small shapes get
+// thousands of runs, which steadies their median on a shared machine.
+var measureFor = time.Second
+
+const maxRuns = 100000
+
+// timing is the median and the minimum of a side's runs, and how long
+// the side warmed up.
+type timing struct {
+	median, min int64
+	warmup      time.Duration
+}
+
+// timeGo times a on g as timedRegions says: the consumer protocol's
+// strategies from the precomputed spec, the others from the group.
+func timeGo(a assign.Assignor, g *assign.Group, spec *assign.Spec, runs int) timing {
+	if a.Protocol() == assign.Consumer {
+		return timeRuns(func() { a.AssignSpec(spec) }, runs)
+	}
+	return timeRuns(func() { a.Place(g) }, runs)
+}
+
+// timeRuns warms run up, then times it as the Java side times its runs.
+func timeRuns(run func(), runs int) timing {
+	until := time.Now().Add(warmup)
+	for i := 0; i < 2 || time.Now().Before(until); i++ {
+		run()
+	}
+	var ns []int64
+	until = time.Now().Add(measureFor)
+	for len(ns) < runs || len(ns) < maxRuns && time.Now().Before(until) {
+		start := time.Now()
+		run()
+		ns = append(ns, time.Since(start).Nanoseconds())
+	}
+	slices.Sort(ns)
+	return timing{median: ns[len(ns)/2], min: ns[0]}
+}
+
+func timeJava(classpath, path, strategy string, runs int, timeout time.Duration) (timing, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	out, err := java(ctx, classpath, "time", path, strategy, strconv.FormatInt(warmup.Milliseconds(), 10), strconv.Itoa(runs))
+	out, err := java(ctx, classpath, "time", path, strategy, strconv.FormatInt(warmup.Milliseconds(), 10), strconv.Itoa(runs),
+		strconv.FormatInt(measureFor.Milliseconds(), 10), strconv.Itoa(maxRuns))
 	if errors.Is(err, context.DeadlineExceeded) {
-		return 0, fmt.Errorf("over %s", timeout)
+		return timing{}, fmt.Errorf("over %s", timeout)
 	}
 	if err != nil {
-		return 0, err
+		return timing{}, err
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 4 && f[0] == "time" {
-			return strconv.ParseInt(f[3], 10, 64)
+		if len(f) >= 7 && f[0] == "time" {
+			median, err1 := strconv.ParseInt(f[3], 10, 64)
+			min, err2 := strconv.ParseInt(f[4], 10, 64)
+			warm, err3 := strconv.ParseInt(f[6], 10, 64)
+			return timing{median, min, time.Duration(warm) * time.Millisecond}, errors.Join(err1, err2, err3)
 		}
 		if len(f) >= 1 && f[0] == "error" {
-			return 0, errors.New("error: " + strings.Join(f[3:], " "))
+			return timing{}, errors.New("error: " + strings.Join(f[3:], " "))
 		}
 	}
-	return 0, fmt.Errorf("no time in the Java output: %q", out)
+	return timing{}, fmt.Errorf("no time in the Java output: %q", out)
 }
 
 func dur(ns int64) string {

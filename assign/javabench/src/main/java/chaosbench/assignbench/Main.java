@@ -3,6 +3,8 @@ package chaosbench.assignbench;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,7 +47,7 @@ import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignment
  * prints either their times or their assignments (see assign/README.md).
  *
  * <pre>
- * Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS
+ * Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS MEASURE_MS MAX_RUNS
  * </pre>
  *
  * The cases file is line based:
@@ -56,7 +58,7 @@ import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignment
  * end
  * </pre>
  *
- * Output lines: {@code time CASE STRATEGY MEDIAN_NS MIN_NS},
+ * Output lines: {@code time CASE STRATEGY MEDIAN_NS MIN_NS RUNS WARMUP_MS},
  * {@code assignment CASE STRATEGY MEMBER [TOPIC:P,P,...]...} (sorted), or
  * {@code error CASE STRATEGY MESSAGE}.
  */
@@ -93,8 +95,8 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 5) {
-            System.err.println("usage: Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS");
+        if (args.length != 7) {
+            System.err.println("usage: Main time|dump CASES_FILE STRATEGY[,STRATEGY...] WARMUP_MS RUNS MEASURE_MS MAX_RUNS");
             System.exit(2);
         }
         String mode = args[0];
@@ -102,6 +104,8 @@ public final class Main {
         List<String> strategies = Arrays.asList(args[2].split(","));
         long warmupMillis = Long.parseLong(args[3]);
         int runs = Integer.parseInt(args[4]);
+        long measureMillis = Long.parseLong(args[5]);
+        int maxRuns = Integer.parseInt(args[6]);
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         for (Case c : cases) {
             for (String strategy : strategies) {
@@ -109,7 +113,7 @@ public final class Main {
                     if (mode.equals("dump")) {
                         dump(out, c, strategy, run(c, strategy));
                     } else {
-                        time(out, c, strategy, warmupMillis, runs);
+                        time(out, c, strategy, warmupMillis, runs, measureMillis, maxRuns);
                     }
                 } catch (Exception | StackOverflowError e) {
                     out.println("error " + c.name + " " + strategy + " " + e.toString().replace('\n', ' '));
@@ -120,24 +124,92 @@ public final class Main {
         out.flush();
     }
 
+    /** How long the JIT compiler must have been idle to end the warm-up. */
+    static final long JIT_QUIET_NANOS = 2_000_000_000L;
+
+    /** The warm-up runs in blocks of about this long (at least one run). */
+    static final long BLOCK_NANOS = 250_000_000L;
+
+    /** Blocks in a row whose median must not beat the best by 5% to end the warm-up. */
+    static final int STEADY_BLOCKS = 4;
+
+    /** The longest warm-up, whatever the JIT compiler does. */
+    static final long MAX_WARMUP_NANOS = 60_000_000_000L;
+
     /**
-     * Warms up for warmupMillis (and at least two runs), so that the JIT
-     * has compiled the assignor, then times runs and prints the median.
+     * Warms up (at least two runs) until all of these hold: warmupMillis
+     * have passed; the JIT compiler has finished no compilation for two
+     * seconds; and the median run time of blocks of runs (a quarter of a
+     * second each) has not improved by 5% for four blocks in a row. It
+     * stops after a minute whatever happens. A busy machine starves the
+     * compiler threads, so that a fixed warm-up can end with the assignor
+     * still interpreted or half-compiled. Then it times single runs, at
+     * least runs of them and more for measureMillis (up to maxRuns), and
+     * prints their median and minimum. Only the assignor's call is timed,
+     * not the preparation of its input.
      */
-    static void time(PrintStream out, Case c, String strategy, long warmupMillis, int runs) {
-        long until = System.nanoTime() + warmupMillis * 1_000_000L;
-        for (int i = 0; i < 2 || System.nanoTime() < until; i++) {
-            run(c, strategy);
+    static void time(PrintStream out, Case c, String strategy, long warmupMillis, int runs, long measureMillis, int maxRuns) {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean monitored = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long begin = System.nanoTime();
+        long lastCompilation = monitored ? jit.getTotalCompilationTime() : 0;
+        long quietSince = begin;
+        long best = Long.MAX_VALUE;
+        int steady = 0;
+        int total = 0;
+        long[] block = new long[16];
+        while (true) {
+            int n = 0;
+            long blockStart = System.nanoTime();
+            do {
+                Runnable r = prepare(c, strategy);
+                long start = System.nanoTime();
+                r.run();
+                if (n == block.length) {
+                    block = Arrays.copyOf(block, 2 * n);
+                }
+                block[n++] = System.nanoTime() - start;
+            } while (System.nanoTime() - blockStart < BLOCK_NANOS);
+            total += n;
+            Arrays.sort(block, 0, n);
+            long median = block[n / 2];
+            if (median < best * 0.95) {
+                best = median;
+                steady = 0;
+            } else {
+                steady++;
+            }
+            long now = System.nanoTime();
+            if (monitored) {
+                long compiled = jit.getTotalCompilationTime();
+                if (compiled != lastCompilation) {
+                    lastCompilation = compiled;
+                    quietSince = now;
+                }
+            }
+            boolean warm = total >= 2 && now - begin >= warmupMillis * 1_000_000L
+                && now - quietSince >= JIT_QUIET_NANOS && steady >= STEADY_BLOCKS;
+            if (warm || now - begin >= MAX_WARMUP_NANOS) {
+                break;
+            }
         }
-        long[] ns = new long[runs];
-        for (int i = 0; i < runs; i++) {
+        long warmedMillis = (System.nanoTime() - begin) / 1_000_000L;
+        long[] ns = new long[Math.max(runs, 16)];
+        int n = 0;
+        long until = System.nanoTime() + measureMillis * 1_000_000L;
+        while (n < runs || n < maxRuns && System.nanoTime() < until) {
             Runnable r = prepare(c, strategy);
             long start = System.nanoTime();
             r.run();
-            ns[i] = System.nanoTime() - start;
+            long elapsed = System.nanoTime() - start;
+            if (n == ns.length) {
+                ns = Arrays.copyOf(ns, 2 * n);
+            }
+            ns[n++] = elapsed;
         }
+        ns = Arrays.copyOf(ns, n);
         Arrays.sort(ns);
-        out.println("time " + c.name + " " + strategy + " " + ns[runs / 2] + " " + ns[0]);
+        out.println("time " + c.name + " " + strategy + " " + ns[n / 2] + " " + ns[0] + " " + n + " " + warmedMillis);
     }
 
     /** The assignment of one run, member -> topic -> partitions. */

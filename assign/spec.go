@@ -1,0 +1,411 @@
+package assign
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// Spec is a group in the form the models compute on: topics, members and
+// partitions numbered densely, subscriptions as sets of topic numbers,
+// previous assignments as partition numbers. It is the counterpart of what
+// Kafka's group coordinator keeps up to date between rebalances and hands
+// its server-side assignors (GroupSpec: each member's subscribed topic ids
+// and current assignment, the owner of every partition, whether all
+// subscriptions are the same), so that an assignment starts from numbers,
+// not from strings and maps.
+//
+// Partitions are numbered across topics, one topic's partitions after
+// the other's: the topics that exist and that some member subscribes to,
+// sorted by name (TopicPartition turns a number back into a topic and a
+// partition). Members are numbered in the order of Group.Members.
+//
+// A Spec is not changed by the assignors: it can be reused for any number
+// of assignments, from several goroutines.
+type Spec struct {
+	topics []string         // sorted: topics with a partition count and a subscriber
+	index  map[string]int32 // topic name -> number
+	counts []int32          // topic -> partition count
+	offset []int32          // topic -> number of its partition 0; offset[len(topics)] = total
+	total  int32
+
+	members []string // member ids, in the group's order
+	inst    []string // member -> group.instance.id or ""
+
+	// Members with the same subscription (as a set of names, existing
+	// topics or not) share a class.
+	class       []int32   // member -> class
+	classTopics [][]int32 // class -> subscribed topic numbers, ascending
+	classSub    []bool    // class*len(topics)+topic -> subscribed
+	homogeneous bool      // one class: Kafka's HOMOGENEOUS subscription type
+
+	owned [][]int32 // member -> owned partitions (of the topics above), ascending
+
+	// Derived data that NewSpec computes and the internal path of Assign
+	// leaves out (nil): the models compute it when absent.
+	byID  []int32 // members sorted by member id
+	owner []int32 // partition -> member that owned it, -1: none
+}
+
+// specParts selects what newSpec computes.
+type specParts uint8
+
+const (
+	specOwned   specParts = 1 << iota // the members' owned partitions
+	specDerived                       // byID and owner
+)
+
+// NewSpec compiles a valid group (Group.Validate) into a Spec, with
+// everything the assignors read precomputed: the members' owned
+// partitions, the member order by id, the owner of each partition.
+func NewSpec(g *Group) *Spec { return newSpec(g, specOwned|specDerived) }
+
+// newSpec compiles g, computing only the parts asked for.
+func newSpec(g *Group, parts specParts) *Spec {
+	s := &Spec{}
+	all := sortedKeys(g.Topics) // every topic with a partition count
+	allIndex := make(map[string]int32, len(all))
+	for i, t := range all {
+		allIndex[t] = int32(i)
+	}
+
+	// Members with the same subscription, as a set of names, share a
+	// class. The set is a bit set of topics when there are 64 topics or
+	// fewer and all its topics exist, else its sorted names.
+	n := len(g.Members)
+	s.members = make([]string, n)
+	s.inst = make([]string, n)
+	s.class = make([]int32, n)
+	var (
+		flat      []int32 // every class's topics (in all), ascending, one class after the other
+		classEnds []int   // class -> end of its topics in flat
+		byBits    map[uint64]int32
+		byNames   map[string]int32
+	)
+	newClass := func() int32 {
+		classEnds = append(classEnds, len(flat))
+		return int32(len(classEnds) - 1)
+	}
+	for i, m := range g.Members {
+		s.members[i] = m.ID
+		s.inst[i] = m.InstanceID
+		if i > 0 && sameTopics(m.Topics, g.Members[i-1].Topics) {
+			s.class[i] = s.class[i-1]
+			continue
+		}
+		if len(all) <= 64 {
+			var set uint64
+			known := true
+			for _, t := range m.Topics {
+				ti, ok := allIndex[t]
+				if !ok {
+					known = false
+					break
+				}
+				set |= 1 << ti
+			}
+			if known {
+				c, ok := byBits[set]
+				if !ok {
+					if byBits == nil {
+						byBits = make(map[uint64]int32, min(n, 64))
+					}
+					for rest := set; rest != 0; rest &= rest - 1 {
+						flat = append(flat, int32(bits.TrailingZeros64(rest)))
+					}
+					c = newClass()
+					byBits[set] = c
+				}
+				s.class[i] = c
+				continue
+			}
+		}
+		key := canonicalTopics(m.Topics)
+		c, ok := byNames[key]
+		if !ok {
+			if byNames == nil {
+				byNames = make(map[string]int32)
+			}
+			begin := len(flat)
+			for _, t := range m.Topics {
+				if ti, ok := allIndex[t]; ok && !slices.Contains(flat[begin:], ti) {
+					flat = append(flat, ti)
+				}
+			}
+			slices.Sort(flat[begin:])
+			c = newClass()
+			byNames[key] = c
+		}
+		s.class[i] = c
+	}
+	s.homogeneous = len(classEnds) <= 1
+
+	// Only topics that some member subscribes to take part, as in Kafka;
+	// they are numbered in name order.
+	number := make([]int32, len(all)) // topic in all -> number, -1: none
+	for i := range number {
+		number[i] = -1
+	}
+	for _, t := range flat {
+		number[t] = 0
+	}
+	for i, t := range all {
+		if number[i] < 0 {
+			continue
+		}
+		number[i] = int32(len(s.topics))
+		s.topics = append(s.topics, t)
+	}
+	nt := len(s.topics)
+	s.index = make(map[string]int32, nt)
+	s.counts = make([]int32, nt)
+	s.offset = make([]int32, nt+1)
+	for i, t := range s.topics {
+		s.index[t] = int32(i)
+		s.counts[i] = g.Topics[t]
+		s.offset[i] = s.total
+		s.total += g.Topics[t]
+	}
+	s.offset[nt] = s.total
+	s.classTopics = make([][]int32, len(classEnds))
+	s.classSub = make([]bool, len(classEnds)*nt)
+	for j, t := range flat {
+		flat[j] = number[t] // ascending still: the numbers keep name order
+	}
+	begin := 0
+	for c, end := range classEnds {
+		ts := flat[begin:end:end]
+		for _, t := range ts {
+			s.classSub[c*nt+int(t)] = true
+		}
+		s.classTopics[c] = ts
+		begin = end
+	}
+
+	if parts&specOwned != 0 {
+		// Every member's owned partitions in one array.
+		s.owned = make([][]int32, n)
+		var owned []int32
+		ends := make([]int, n)
+		for i, m := range g.Members {
+			begin := len(owned)
+			for t, ps := range m.Owned {
+				ti, ok := s.index[t]
+				if !ok {
+					continue
+				}
+				for _, p := range ps {
+					owned = append(owned, s.offset[ti]+p)
+				}
+			}
+			slices.Sort(owned[begin:])
+			ends[i] = len(owned)
+		}
+		begin := 0
+		for i, end := range ends {
+			s.owned[i] = owned[begin:end:end]
+			begin = end
+		}
+	}
+	if parts&specDerived != 0 {
+		s.byID = s.sortedByID()
+		if s.owned != nil {
+			s.owner = s.previousOwners()
+		}
+	}
+	return s
+}
+
+// sameTopics reports whether two subscriptions are the same list (the
+// common case of members sharing one subscription).
+func sameTopics(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
+// canonicalTopics is a subscription as a set: its names sorted.
+func canonicalTopics(topics []string) string {
+	if len(topics) == 1 {
+		return topics[0]
+	}
+	sorted := slices.Clone(topics)
+	slices.Sort(sorted)
+	return strings.Join(sorted, "\x00")
+}
+
+// NumMembers returns the number of members.
+func (s *Spec) NumMembers() int { return len(s.members) }
+
+// MemberID returns the id of member i.
+func (s *Spec) MemberID(i int) string { return s.members[i] }
+
+// NumPartitions returns the number of partitions of the subscribed topics.
+func (s *Spec) NumPartitions() int { return int(s.total) }
+
+// TopicPartition returns the topic and partition of partition number gp.
+func (s *Spec) TopicPartition(gp int32) TopicPartition {
+	t := s.topicOf(gp)
+	return TopicPartition{s.topics[t], gp - s.offset[t]}
+}
+
+// subs returns the topics member m subscribes to, ascending.
+func (s *Spec) subs(m int) []int32 { return s.classTopics[s.class[m]] }
+
+// subscribes reports whether member m subscribes to topic t.
+func (s *Spec) subscribes(m int, t int32) bool {
+	return s.classSub[int(s.class[m])*len(s.topics)+int(t)]
+}
+
+// nextRun returns the topic of ps[0] and how many of ps, ascending
+// partition numbers, are of that topic. t is where the search for the
+// topic starts: 0, or the topic of the partitions before ps.
+func (s *Spec) nextRun(ps []int32, t int32) (int32, int) {
+	for s.offset[t+1] <= ps[0] {
+		t++
+	}
+	end := s.offset[t+1]
+	n := 1
+	for n < len(ps) && ps[n] < end {
+		n++
+	}
+	return t, n
+}
+
+// topicOf returns the topic number of partition gp.
+func (s *Spec) topicOf(gp int32) int32 {
+	i, _ := slices.BinarySearch(s.offset, gp+1)
+	return int32(i - 1)
+}
+
+// sortedByID returns the members sorted by member id: the precomputed
+// order if there is one, else a fresh one.
+func (s *Spec) sortedByID() []int32 {
+	if s.byID != nil {
+		return s.byID
+	}
+	out := s.allMembers()
+	sortByKey(out, s.members)
+	return out
+}
+
+// previousOwners returns the owner of each partition before this
+// rebalance (-1: none): the precomputed one if there is one, else a fresh
+// one.
+func (s *Spec) previousOwners() []int32 {
+	if s.owner != nil {
+		return s.owner
+	}
+	owner := make([]int32, s.total)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for m, ps := range s.owned {
+		for _, gp := range ps {
+			owner[gp] = int32(m)
+		}
+	}
+	return owner
+}
+
+// memberInfoOrder returns all members sorted as Kafka's MemberInfo
+// compares them: static members (with an instance id) first, by instance
+// id; then the others by member id. With the order by id precomputed, it
+// sorts a copy of it, as Kafka sorts the coordinator's member ids (little
+// work when few members are static).
+func (s *Spec) memberInfoOrder() []int32 {
+	if s.byID != nil {
+		out := slices.Clone(s.byID)
+		slices.SortFunc(out, s.compareMemberInfo)
+		return out
+	}
+	out := s.allMembers()
+	static := 0
+	for i, m := range out {
+		if s.inst[m] != "" {
+			out[static], out[i] = out[i], out[static]
+			static++
+		}
+	}
+	sortByKey(out[:static], s.inst)
+	sortByKey(out[static:], s.members)
+	return out
+}
+
+func (s *Spec) compareMemberInfo(a, b int32) int {
+	ia, ib := s.inst[a], s.inst[b]
+	switch {
+	case ia != "" && ib != "":
+		return strings.Compare(ia, ib)
+	case ia != "":
+		return -1
+	case ib != "":
+		return 1
+	}
+	return strings.Compare(s.members[a], s.members[b])
+}
+
+// sortByKey sorts members (indexes into keys) by their keys. It sorts
+// numbers, not strings: each member's number holds, in its high bits, the
+// first bytes of its key after the prefix that all of them share (ids
+// such as consumer-<n>-<uuid> share one), and its index in the low bits;
+// members whose high bits are equal are then compared in full.
+func sortByKey(members []int32, keys []string) {
+	if len(members) < 2 {
+		return
+	}
+	first := keys[members[0]]
+	prefix := len(first)
+	for _, m := range members[1:] {
+		k := keys[m]
+		n := min(prefix, len(k))
+		i := 0
+		for i < n && k[i] == first[i] {
+			i++
+		}
+		prefix = i
+	}
+	indexBits := bits.Len(uint(len(members) - 1))
+	sorted := make([]uint64, len(members))
+	for i, m := range members {
+		k := keys[m][prefix:]
+		var window uint64 // the 8 bytes after the prefix, big-endian, 0-padded
+		for j := range 8 {
+			window <<= 8
+			if j < len(k) {
+				window |= uint64(k[j])
+			}
+		}
+		sorted[i] = window>>indexBits<<indexBits | uint64(i)
+	}
+	slices.Sort(sorted)
+	mask := uint64(1)<<indexBits - 1
+	byIndex := slices.Clone(members)
+	for i, v := range sorted {
+		members[i] = byIndex[v&mask]
+	}
+	// Equal high bits: compare the keys in full.
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j]>>indexBits == sorted[i]>>indexBits {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(members[i:j], func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
+		}
+		i = j
+	}
+}
+
+// allMembers returns 0, 1, ..., members-1.
+func (s *Spec) allMembers() []int32 {
+	out := make([]int32, len(s.members))
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
+}
