@@ -47,10 +47,20 @@ type cellRun struct {
 	partitions int
 	nextStep   string
 	stepErrs   []error
+
+	lastProgress time.Time // when progress last printed a line (not live)
 }
 
 func (c *cellRun) logf(format string, args ...any) {
-	fmt.Fprintf(c.opts.Out, "\r\033[K[%s] %s\n", c.cell.Name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(c.opts.Out, "%s[%s] %s\n", c.clearLine(), c.cell.Name, fmt.Sprintf(format, args...))
+}
+
+// clearLine returns what erases the live progress line on a terminal.
+func (c *cellRun) clearLine() string {
+	if c.opts.live {
+		return "\r\033[K"
+	}
+	return ""
 }
 
 // run runs the cell. The cell's folder holds a partial record from the
@@ -471,8 +481,16 @@ func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 	}
 }
 
-// progress prints the live progress line.
+// progress prints the progress line: redrawn every second on a terminal,
+// a line of its own every progressEvery elsewhere.
 func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string) {
+	elapsed := time.Since(t0).Round(time.Second)
+	if !c.opts.live {
+		if !c.lastProgress.IsZero() && time.Since(c.lastProgress) < progressEvery-progressEvery/20 {
+			return
+		}
+		c.lastProgress = time.Now()
+	}
 	lag, _, err := lagSampler{adm: c.adm, topic: c.topic, group: c.group}.lag(ctx)
 	lagStr := strconv.FormatInt(lag, 10)
 	if err != nil {
@@ -483,7 +501,11 @@ func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string) {
 	next := c.nextStep
 	c.mu.Unlock()
 	alive := len(c.fleet.alive())
-	fmt.Fprintf(c.opts.Out, "\r\033[K%s  %s %5s  %7.0f rec/s  acked %d  err %d  p99 %s  lag %s  members %d/%d  %s",
-		c.cell.Name, phase, time.Since(t0).Round(time.Second), st.Rate, st.Acked, st.Errors, st.P99.Round(time.Millisecond),
-		lagStr, alive, len(c.fleet.names()), next)
+	end := ""
+	if !c.opts.live {
+		end = "\n"
+	}
+	fmt.Fprintf(c.opts.Out, "%s%s  %s %5s  %7.0f rec/s  acked %d  err %d  p99 %s  lag %s  members %d/%d  %s%s",
+		c.clearLine(), c.cell.Name, phase, elapsed, st.Rate, st.Acked, st.Errors, st.P99.Round(time.Millisecond),
+		lagStr, alive, len(c.fleet.names()), next, end)
 }

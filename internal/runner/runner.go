@@ -47,7 +47,16 @@ type Options struct {
 	Command []string
 	// Launcher starts member processes (default: local child processes).
 	Launcher launcher.Launcher
+
+	// live: Out is a terminal, where the progress line is redrawn in place
+	// every second; elsewhere (a CI log, a file) it is a plain line every
+	// progressEvery.
+	live bool
 }
+
+// progressEvery is how often the progress line is printed when Out is not
+// a terminal.
+const progressEvery = 10 * time.Second
 
 // Plan is plan.json: the cells and the chaos schedule, computed before the
 // run and identical for every cell.
@@ -135,6 +144,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
+	o.live = isTerminal(o.Out)
 	// The progress line, the steps and the members' exits write from
 	// several goroutines.
 	o.Out = &lockedWriter{w: o.Out}
@@ -290,6 +300,16 @@ func utsString(b []int8) string {
 func versions(kafka string) runfolder.Versions {
 	return runfolder.Versions{Kafka: kafka, Librdkafka: version.Librdkafka(), FranzGo: version.FranzGo(),
 		Go: version.Go(), Chaosbench: version.Chaosbench()}
+}
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 type lockedWriter struct {

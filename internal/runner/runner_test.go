@@ -158,6 +158,13 @@ func TestRunEveryStep(t *testing.T) {
 	if err != nil || !run.Complete || run.PartialReason != "" {
 		t.Errorf("run.json: %+v %v", run, err)
 	}
+	// Out is not a terminal: plain progress lines, no redrawing.
+	if strings.ContainsAny(out.String(), "\r\033") {
+		t.Errorf("terminal control characters in output to a non-terminal:\n%q", out.String())
+	}
+	if n := strings.Count(out.String(), "rec/s  acked"); n < 2 {
+		t.Errorf("%d progress lines, want one every %s of traffic:\n%s", n, 10*time.Second, out.String())
+	}
 	for _, f := range []string{"workload.yaml", "plan.json", "cluster-logs/node-1.log"} {
 		if _, err := os.Stat(filepath.Join(res.Dir, f)); err != nil {
 			t.Error(err)
