@@ -52,9 +52,9 @@ type htmlCell struct {
 }
 
 type htmlDisruption struct {
-	ID                                                                   int
-	Label, Phase, Window, Pause, Partitions, PartitionSeconds, GroupStop string
-	Recovery, Duplicates, Moved                                          string
+	ID                                                                              int
+	Label, Phase, Window, Pause, Partitions, PartitionSeconds, GroupStop, KeptStall string
+	Recovery, Duplicates, Moved                                                     string
 }
 
 type htmlFinding struct {
@@ -114,7 +114,7 @@ func WriteHTML(w io.Writer, r *Run, figures []Embedded) error {
 		for _, d := range s.Disruptions {
 			hd := htmlDisruption{ID: d.ID, Label: DisruptionLabel(d), Phase: d.Phase, Window: "unfinished", Pause: "–",
 				Partitions: fmt.Sprint(d.Partitions), PartitionSeconds: fmt.Sprintf("%.2f", d.PartitionSeconds),
-				GroupStop: FormatMs(d.GroupStopMs), Recovery: "–", Moved: "–",
+				GroupStop: FormatMs(d.GroupStopMs), KeptStall: keptStallText(d), Recovery: "–", Moved: "–",
 				Duplicates: fmt.Sprintf("%s (%s)", formatCount(float64(d.Duplicates)), formatCount(float64(d.UncommittedBound)))}
 			if d.WindowMs != nil {
 				hd.Window = FormatMs(*d.WindowMs)
@@ -217,8 +217,8 @@ ul.examples { margin: 2px 0 6px; color: var(--muted); font-size: 13px; }
 <p class="note">{{.Guarantee}} · folder <code>{{.Folder}}</code>{{if .Partial}} · <b>partial</b>{{end}}</p>
 {{if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Disruptions}}<div class="scroll"><table>
-<tr><th>#</th><th>cause</th><th>phase</th><th>window</th><th>pause p50 / p95 / max</th><th>partitions</th><th>partition-s</th><th>group stop</th><th>recovery</th><th>duplicates (bound)</th><th>moved / min</th></tr>
-{{range .Disruptions}}<tr><td class="num">{{.ID}}</td><td>{{.Label}}</td><td>{{.Phase}}</td><td class="num">{{.Window}}</td><td class="num">{{.Pause}}</td><td class="num">{{.Partitions}}</td><td class="num">{{.PartitionSeconds}}</td><td class="num">{{.GroupStop}}</td><td class="num">{{.Recovery}}</td><td class="num">{{.Duplicates}}</td><td class="num">{{.Moved}}</td></tr>
+<tr><th>#</th><th>cause</th><th>phase</th><th>window</th><th>pause p50 / p95 / max</th><th>partitions</th><th>partition-s</th><th>group stop</th><th>kept stall</th><th>recovery</th><th>duplicates (bound)</th><th>moved / min</th></tr>
+{{range .Disruptions}}<tr><td class="num">{{.ID}}</td><td>{{.Label}}</td><td>{{.Phase}}</td><td class="num">{{.Window}}</td><td class="num">{{.Pause}}</td><td class="num">{{.Partitions}}</td><td class="num">{{.PartitionSeconds}}</td><td class="num">{{.GroupStop}}</td><td class="num">{{.KeptStall}}</td><td class="num">{{.Recovery}}</td><td class="num">{{.Duplicates}}</td><td class="num">{{.Moved}}</td></tr>
 {{end}}</table></div>{{else}}<p>No disruption.</p>{{end}}
 {{range .Findings}}<p><b>{{.Checker}}/{{.Kind}}</b> ({{.Count}}, <span class="{{.EffectClass}}">{{.Effect}}</span>): {{.Message}}</p>
 {{if .Examples}}<ul class="examples">{{range .Examples}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}

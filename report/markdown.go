@@ -241,8 +241,8 @@ func cellSection(e *ewriter, c *Cell) {
 	if len(s.Disruptions) == 0 {
 		e.printf("No disruption.\n\n")
 	} else {
-		e.printf("| # | cause | phase | window | pause p50 / p95 / max | partitions | partition-s | group stop | recovery | duplicates (bound) | moved / min |\n")
-		e.printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		e.printf("| # | cause | phase | window | pause p50 / p95 / max | partitions | partition-s | group stop | kept stall | recovery | duplicates (bound) | moved / min |\n")
+		e.printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, d := range s.Disruptions {
 			window := "unfinished"
 			if d.WindowMs != nil {
@@ -266,9 +266,9 @@ func cellSection(e *ewriter, c *Cell) {
 				moved = fmt.Sprintf("%d / %d", d.Moved, d.MinMoves)
 			}
 			parts := partitionsText(d)
-			e.printf("| %d | %s | %s | %s | %s | %s | %.2f | %s | %s | %s (%s) | %s |\n",
+			e.printf("| %d | %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s (%s) | %s |\n",
 				d.ID, escapePipes(DisruptionLabel(d)), d.Phase, window, pause, parts, d.PartitionSeconds,
-				FormatMs(d.GroupStopMs), recovery, formatCount(float64(d.Duplicates)), formatCount(float64(d.UncommittedBound)), moved)
+				FormatMs(d.GroupStopMs), keptStallText(d), recovery, formatCount(float64(d.Duplicates)), formatCount(float64(d.UncommittedBound)), moved)
 		}
 		e.printf("\n")
 	}
@@ -352,8 +352,8 @@ func ExampleText(x check.Example) string {
 // per group, the main figures.
 func SummaryTable(w io.Writer, r *Run) error {
 	e := &ewriter{w: bufio.NewWriter(w)}
-	cols := []string{"pause_p95_ms", "partition_seconds", "group_stop_ms", "duplicates", "lost", "reorders", "skew_max_over_mean", "latency_p99_steady_ms"}
-	heads := []string{"pause p95", "part-s", "stop", "dups", "lost", "reord", "skew", "p99 lat"}
+	cols := []string{"pause_p95_ms", "partition_seconds", "group_stop_ms", "kept_stall_ms", "duplicates", "lost", "reorders", "skew_max_over_mean", "latency_p99_steady_ms"}
+	heads := []string{"pause p95", "part-s", "stop", "kept", "dups", "lost", "reord", "skew", "p99 lat"}
 	width := len("cell")
 	for _, g := range r.Groups {
 		width = max(width, len(g.Key.String()))
@@ -381,6 +381,14 @@ func SummaryTable(w io.Writer, r *Run) error {
 	}
 	e.printf("verdict: %s\n", r.Verdict)
 	return e.flush()
+}
+
+// keptStallText is a disruption's stall of kept partitions: "1.2 s (p3)".
+func keptStallText(d check.Disruption) string {
+	if d.KeptStallPartition == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%s (p%d)", FormatMs(d.KeptStallMs), *d.KeptStallPartition)
 }
 
 // partitionsText is a disruption's affected partitions: "12", "12 (3

@@ -35,6 +35,13 @@ var Metrics = []Metric{
 	{"pause_max_ms", "partition pause max", "ms", true, ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.Max })},
 	{"partition_seconds", "partition-seconds without processing", "s", true, always(func(s *check.Summary) float64 { return s.Pause.PartitionSeconds })},
 	{"group_stop_ms", "group stop (longest)", "ms", true, always(func(s *check.Summary) float64 { return s.GroupStop.MaxMs })},
+	{"kept_stall_ms", "stall of kept partitions (longest)", "ms", true, func(s *check.Summary) (float64, bool) {
+		// Summaries written before it was measured have none.
+		if s.GroupStop.KeptStallMaxMs == nil {
+			return 0, false
+		}
+		return *s.GroupStop.KeptStallMaxMs, true
+	}},
 	{"recovery_ms", "recovery (longest)", "ms", true, func(s *check.Summary) (float64, bool) {
 		return s.Recovery.MaxMs, s.Recovery.Recovered > 0 && s.Recovery.NotRecovered == 0
 	}},

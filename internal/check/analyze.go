@@ -310,8 +310,10 @@ func (a *analyzer) processed(e *history.Event) {
 	if p.owner == m {
 		if pp := p.pause; pp != nil && !a.shutdown {
 			a.closePause(pp, e.T, false, m)
+			p.lastProcT = e.T
 		} else {
 			a.becomeLive(p, e.T)
+			a.keptWait(p, m, e)
 		}
 	} else if pp := p.last; pp != nil && pp.from == m {
 		pp.extra++ // the old owner still processing: it can be redelivered too

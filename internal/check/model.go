@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"sort"
+
+	"github.com/chaosbench/chaosbench/internal/history"
 )
 
 // The group model: who owns each partition, which partitions are live,
@@ -62,6 +64,10 @@ type partition struct {
 	pause *pause
 	last  *pause
 
+	// lastProcT is when its owner last processed it (0: not since the
+	// ownership began), for the kept partitions' stall.
+	lastProcT int64
+
 	processed intervals // offsets processed at least once
 	acked     intervals // offsets of acknowledged produced records
 	committed int64     // latest successful commit, -1 none
@@ -101,7 +107,11 @@ type disruption struct {
 	closed    bool      // after is valid
 	assignees map[string]struct{}
 	groupStop int64
-	dups      int64
+	// keptStall is the longest wait of a partition that kept its owner
+	// through the disruption; keptStallP is that partition (-1: none).
+	keptStall  int64
+	keptStallP int32
+	dups       int64
 	// reassignments counts partitions given to a member other than their
 	// last owner, every time (moved counts only the net change).
 	reassignments int
@@ -171,6 +181,7 @@ func (a *analyzer) setOwner(p *partition, m *member, t int64) {
 		}
 	}
 	p.owner = m
+	p.lastProcT = 0
 	if m != nil {
 		p.everOwned = true
 		p.lastOwner = m.proc
@@ -355,7 +366,7 @@ func (a *analyzer) current(t int64) *disruption {
 
 // open starts a disruption at t.
 func (a *analyzer) open(t int64, cause, trig string) *disruption {
-	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}}
+	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}, keptStallP: -1}
 	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
 	d.last = t
 	a.lat.settle(a, t) // the previous disruption's window cannot grow now
@@ -388,6 +399,32 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 	}
 	a.disr = append(a.disr, d)
 	return d
+}
+
+// keptWait: m, p's owner, processed record e of p. If m owned p when the
+// latest disruption began and p had no pause in it, the wait of e (from
+// when it was sent, or the previous record was processed, or the
+// disruption began, whichever came last) is a stall of a kept partition,
+// when it began before the disruption's window ended (plus the rebalance
+// grace). Incremental protocols move few partitions, but a client may
+// still hold back the ones it keeps.
+func (a *analyzer) keptWait(p *partition, m *member, e *history.Event) {
+	prev := p.lastProcT
+	p.lastProcT = e.T
+	if prev == 0 || e.IntendedT == 0 || a.shutdown || len(a.disr) == 0 {
+		return
+	}
+	d := a.disr[len(a.disr)-1]
+	if int(p.id) >= len(d.before) || d.before[p.id] != m || (p.last != nil && p.last.d == d) {
+		return
+	}
+	waiting := max(prev, e.IntendedT)
+	if waiting > d.last+a.grace {
+		return
+	}
+	if w := e.T - max(waiting, d.out.StartT); w > d.keptStall {
+		d.keptStall, d.keptStallP = w, p.id
+	}
 }
 
 // touch records activity of d at t: its window reaches at least to t.

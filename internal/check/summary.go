@@ -213,14 +213,19 @@ type Disruption struct {
 	// Partitions affected: ownership ended while this disruption was the
 	// cause. IdlePartitions had nothing to consume and were measured to
 	// their assignment; UnfinishedPartitions were never live again.
-	Partitions           int      `json:"partitions"`
-	IdlePartitions       int      `json:"idle_partitions,omitempty"`
-	UnfinishedPartitions int      `json:"unfinished_partitions,omitempty"`
-	Pause                Stats    `json:"pause"`
-	PartitionSeconds     float64  `json:"partition_seconds"`
-	GroupStopMs          float64  `json:"group_stop_ms"`
-	RecoveryMs           *float64 `json:"recovery_ms"`
-	RecoveryNote         string   `json:"recovery_note,omitempty"`
+	Partitions           int     `json:"partitions"`
+	IdlePartitions       int     `json:"idle_partitions,omitempty"`
+	UnfinishedPartitions int     `json:"unfinished_partitions,omitempty"`
+	Pause                Stats   `json:"pause"`
+	PartitionSeconds     float64 `json:"partition_seconds"`
+	GroupStopMs          float64 `json:"group_stop_ms"`
+	// KeptStallMs is the longest a partition that kept its owner through
+	// the disruption waited to be processed (docs/summary.md);
+	// KeptStallPartition is that partition.
+	KeptStallMs        float64  `json:"kept_stall_ms"`
+	KeptStallPartition *int32   `json:"kept_stall_partition,omitempty"`
+	RecoveryMs         *float64 `json:"recovery_ms"`
+	RecoveryNote       string   `json:"recovery_note,omitempty"`
 	// RateBefore (records per second) and LagBefore are the steady state
 	// the recovery compares with (docs/summary.md).
 	RateBefore float64 `json:"rate_before,omitempty"`
@@ -283,6 +288,11 @@ type GroupStopResult struct {
 	MaxMs float64 `json:"max_ms"`
 	// Disruptions counts those with a stop longer than zero.
 	Disruptions int `json:"disruptions"`
+	// KeptStallMaxMs is the longest stall of a kept partition over the
+	// counted disruptions: the stop of the partitions an incremental
+	// rebalance did not move. Always set by Analyze; nil in summaries
+	// written before it was measured.
+	KeptStallMaxMs *float64 `json:"kept_stall_max_ms,omitempty"`
 }
 
 // RecoveryResult is the recovery time (design.md, "Recovery time").
