@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -267,12 +266,32 @@ func TestRunInterruptedIsPartial(t *testing.T) {
 		t.Errorf("cell.json: complete %v, reason %q, %v", cell.Complete, cell.PartialReason, cerr)
 	}
 	// Nothing of the run is left running: its members and its broker.
-	out2, _ := exec.Command("pgrep", "-f", "--", "--history-dir "+results).Output()
-	if len(strings.TrimSpace(string(out2))) > 0 {
-		t.Errorf("member processes left running: %s", out2)
+	if ps := processesMatching(t, "--history-dir "+results); len(ps) > 0 {
+		t.Errorf("member processes left running: %q", ps)
 	}
-	out3, _ := exec.Command("pgrep", "-f", res.Dir).Output()
-	if len(strings.TrimSpace(string(out3))) > 0 {
-		t.Errorf("processes of the run left running: %s", out3)
+	if ps := processesMatching(t, res.Dir); len(ps) > 0 {
+		t.Errorf("processes of the run left running: %q", ps)
 	}
+}
+
+// processesMatching returns the command lines of the running processes
+// (other than this one) whose command line contains s, read from /proc.
+func processesMatching(t *testing.T, s string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no processes under /proc (%v): cannot check for leftovers", err)
+	}
+	self := fmt.Sprintf("/proc/%d/cmdline", os.Getpid())
+	var out []string
+	for _, f := range dirs {
+		b, err := os.ReadFile(f)
+		if err != nil || f == self {
+			continue // gone meanwhile
+		}
+		if cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " "); strings.Contains(cmd, s) {
+			out = append(out, cmd)
+		}
+	}
+	return out
 }
