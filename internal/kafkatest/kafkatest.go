@@ -133,6 +133,21 @@ func sanitize(s string) string {
 	return string(b)
 }
 
+// MainWithChaos is Main for packages whose tests start member processes:
+// it builds the chaos command first (BuildChaos), sets *bin to its path,
+// runs the tests, stops the shared cluster and removes the binary.
+func MainWithChaos(m *testing.M, bin *string) {
+	path, err := BuildChaos()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = path
+	code := Run(m)
+	os.RemoveAll(filepath.Dir(path))
+	os.Exit(code)
+}
+
 // BuildChaos builds the chaos command into a temporary folder, for tests
 // that start member processes. Call it from TestMain; remove the folder
 // (filepath.Dir of the path) when done.

@@ -25,17 +25,7 @@ import (
 
 var chaosBinary string
 
-func TestMain(m *testing.M) {
-	var err error
-	chaosBinary, err = kafkatest.BuildChaos()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := kafkatest.Run(m)
-	os.RemoveAll(filepath.Dir(chaosBinary))
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { kafkatest.MainWithChaos(m, &chaosBinary) }
 
 const partitions = 6
 

@@ -21,17 +21,7 @@ import (
 
 var chaosBinary string
 
-func TestMain(m *testing.M) {
-	var err error
-	chaosBinary, err = kafkatest.BuildChaos()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := kafkatest.Run(m)
-	os.RemoveAll(filepath.Dir(chaosBinary))
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { kafkatest.MainWithChaos(m, &chaosBinary) }
 
 // everyStep is a short workload that takes every member action once. The
 // member processes for 3 ms a record at 600 records/s over three members:
