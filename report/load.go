@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -57,10 +58,38 @@ type LoadOptions struct {
 	Check     check.Options
 }
 
+// CheckInput rejects what Load would reject as bad input, before anything
+// is written: a folder without cells, an unreadable run.json, cell.json or
+// findings, and, when Load may not analyse, a cell without a summary.json.
+// Commands call it first (for every folder they load) and report its
+// errors as bad input; Load's other errors are failures.
+func CheckInput(dir string, o LoadOptions) error {
+	dirs, err := check.FindCells(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := runfolder.ReadRun(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if o.Analyze || o.Reanalyze {
+		return check.CheckCells(dirs)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, check.SummaryFile)); err != nil {
+			return fmt.Errorf("%s: no %s (run chaos analyze first)", d, check.SummaryFile)
+		}
+	}
+	return nil
+}
+
 // Load reads every cell under dir (a run folder, a cell folder, or a
 // folder of runs): wherever a cell.json is. Cells are grouped by strategy,
-// commit policy and client, whatever folders they sit in.
+// commit policy and client, whatever folders they sit in. It checks its
+// input first (CheckInput).
 func Load(dir string, o LoadOptions) (*Run, error) {
+	if err := CheckInput(dir, o); err != nil {
+		return nil, err
+	}
 	dirs, err := check.FindCells(dir)
 	if err != nil {
 		return nil, err
@@ -68,16 +97,6 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 	r := &Run{Dir: dir, Verdict: check.Valid}
 	if meta, err := runfolder.ReadRun(dir); err == nil {
 		r.Meta = &meta
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	if o.Analyze || o.Reanalyze {
-		// Bad input is rejected before anything is written.
-		for _, d := range dirs {
-			if _, err := check.ReadCellInfo(d); err != nil {
-				return nil, err
-			}
-		}
 	}
 	for _, d := range dirs {
 		var s *check.Summary

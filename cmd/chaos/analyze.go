@@ -181,13 +181,8 @@ func runAnalyze(args []string) error {
 		return cli.Usage(err)
 	}
 	// Reject bad input before writing anything.
-	for _, d := range dirs {
-		if _, err := check.ReadCellInfo(d); err != nil {
-			return cli.Usage(err)
-		}
-		if _, err := check.ReadFindings(d); err != nil {
-			return cli.Usage(err)
-		}
+	if err := check.CheckCells(dirs); err != nil {
+		return cli.Usage(err)
 	}
 	var cells []*report.Cell
 	verdict := check.Valid

@@ -143,6 +143,39 @@ func TestReport(t *testing.T) {
 	}
 }
 
+// TestReportCompareBadInput: report and compare reject bad input with
+// status 2 before they write anything, not even a good cell's summary.
+func TestReportCompareBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := copyCell(t, "kill-eager", dir)
+	bad := copyCell(t, "clean-cooperative", dir)
+	if err := os.MkdirAll(filepath.Join(bad, check.FindingsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ff := filepath.Join(bad, check.FindingsDir, "assign.json")
+	if err := os.WriteFile(ff, []byte(`{"not": "a list"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runReport([]string{dir}); exitStatus(err) != cli.ExitUsage || !strings.Contains(err.Error(), ff) {
+		t.Errorf("report with a bad findings file: %v (status %d), want status 2 naming %s", err, exitStatus(err), ff)
+	}
+	for _, f := range []string{filepath.Join(good, check.SummaryFile), filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("report wrote %s before rejecting the bad input (%v)", f, err)
+		}
+	}
+
+	base := t.TempDir()
+	baseCell := copyCell(t, "kill-eager", base)
+	missing := filepath.Join(t.TempDir(), "nothing-here")
+	if err := runCompare([]string{base, missing}); exitStatus(err) != cli.ExitUsage || !strings.Contains(err.Error(), "candidate") {
+		t.Errorf("compare with a missing candidate: %v (status %d), want status 2 naming the candidate", err, exitStatus(err))
+	}
+	if _, err := os.Stat(filepath.Join(baseCell, check.SummaryFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("compare analysed the baseline before rejecting the candidate (%v)", err)
+	}
+}
+
 // repeated writes n iterations of a synthetic cell whose kills take over
 // after takeover, under dir/<strategy>/iter-<k>.
 func repeated(t *testing.T, dir string, n int, takeover time.Duration) {

@@ -113,13 +113,20 @@ func runCompare(args []string) error {
 		return err
 	}
 	lo := report.LoadOptions{Analyze: true, Check: opts}
+	// Both folders are checked before either is loaded (and its missing
+	// summaries written).
+	for i, what := range []string{"baseline", "candidate"} {
+		if err := report.CheckInput(fs.Arg(i), lo); err != nil {
+			return cli.Usage(fmt.Errorf("%s: %w", what, err))
+		}
+	}
 	base, err := report.Load(fs.Arg(0), lo)
 	if err != nil {
-		return cli.Usage(fmt.Errorf("baseline: %w", err))
+		return fmt.Errorf("baseline: %w", err)
 	}
 	cand, err := report.Load(fs.Arg(1), lo)
 	if err != nil {
-		return cli.Usage(fmt.Errorf("candidate: %w", err))
+		return fmt.Errorf("candidate: %w", err)
 	}
 	co := report.CompareOptions{Alpha: *alpha, Thresholds: map[string]report.Threshold{}}
 	for k, v := range th {

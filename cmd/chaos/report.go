@@ -47,9 +47,13 @@ func runReport(args []string) error {
 		return err
 	}
 	dir := fs.Arg(0)
-	r, err := report.Load(dir, report.LoadOptions{Analyze: true, Reanalyze: *reanalyze, Check: opts})
-	if err != nil {
+	lo := report.LoadOptions{Analyze: true, Reanalyze: *reanalyze, Check: opts}
+	if err := report.CheckInput(dir, lo); err != nil {
 		return cli.Usage(err)
+	}
+	r, err := report.Load(dir, lo)
+	if err != nil {
+		return err
 	}
 	if err := report.WriteAll(r); err != nil {
 		return err

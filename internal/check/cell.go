@@ -116,6 +116,21 @@ func AnalyzeCell(dir string, opts Options) (*Summary, error) {
 // <cell>/findings/<checker>.json, each a JSON list of findings.
 const FindingsDir = "findings"
 
+// CheckCells reads what analysing the cell folders will read besides the
+// history (cell.json and the findings of other checkers), so that a
+// command rejects bad input before it writes anything.
+func CheckCells(dirs []string) error {
+	for _, d := range dirs {
+		if _, err := ReadCellInfo(d); err != nil {
+			return err
+		}
+		if _, err := ReadFindings(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ReadFindings reads the findings other checkers left in a cell folder
 // (none when the folder has no findings/). Files are read in name order.
 func ReadFindings(dir string) ([]Finding, error) {
