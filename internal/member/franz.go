@@ -151,7 +151,6 @@ func runFranz(ctx context.Context, s *state) error {
 
 	var runErr error
 	var batch []record
-	var polled []*kgo.Record
 	for ctx.Err() == nil {
 		fs := m.cl.PollRecords(ctx, cfg.MaxPollRecords)
 		if fs.IsClientClosed() {
@@ -162,14 +161,13 @@ func runFranz(ctx context.Context, s *state) error {
 				m.logf("fetch %s/%d: %v", t, p, err)
 			}
 		})
-		batch, polled = batch[:0], polled[:0]
+		batch = batch[:0]
 		fs.EachRecord(func(r *kgo.Record) {
 			rec := record{partition: r.Partition, offset: r.Offset, key: string(r.Key), recordT: r.Timestamp.UnixNano()}
 			for _, h := range r.Headers {
 				rec.setHeader(h.Key, h.Value)
 			}
 			batch = append(batch, rec)
-			polled = append(polled, r)
 		})
 		batch = s.filterOwned(batch)
 		if len(batch) > 0 {
@@ -181,7 +179,7 @@ func runFranz(ctx context.Context, s *state) error {
 				m.cl.AllowRebalance()
 				break
 			}
-			m.afterBatch(ctx, polled)
+			m.afterBatch(ctx)
 		}
 		m.cl.AllowRebalance()
 	}
@@ -208,8 +206,8 @@ func (m *franzMember) onRevoked(ctx context.Context, cl *kgo.Client, ps map[stri
 	case PolicyAsyncSyncOnRevoke:
 		m.commit(ctx, m.takeUncommitted(revoked), true)
 	case PolicyAuto, PolicyAutoAfterProcess:
-		// What franz-go's default revoke callback does with auto-commit:
-		// commit what it tracks (polled records, or marked ones).
+		// Commit what auto-commit tracks (polled records, or the marked
+		// ones), as franz-go's default revoke callback does.
 		m.commitTracked(ctx)
 	}
 	_, gen := m.groupMeta()
@@ -223,11 +221,12 @@ func (m *franzMember) onLost(_ context.Context, _ *kgo.Client, ps map[string][]i
 
 // afterBatch commits (or marks) what the batch processed, as the policy
 // says. The history was flushed by process.
-func (m *franzMember) afterBatch(ctx context.Context, polled []*kgo.Record) {
+func (m *franzMember) afterBatch(ctx context.Context) {
 	switch m.cfg.Policy {
 	case PolicyAutoAfterProcess:
-		m.takeUncommitted(nil)
-		m.cl.MarkCommitRecords(polled...)
+		// Only what was processed: a batch cut short by a stop leaves the
+		// rest unmarked.
+		m.cl.MarkCommitOffsets(m.toOffsets(m.takeUncommitted(nil)))
 	case PolicySyncBatch:
 		m.commit(ctx, m.takeUncommitted(nil), true)
 	case PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
@@ -281,9 +280,14 @@ func (m *franzMember) commit(ctx context.Context, offs map[int32]int64, sync boo
 	}
 }
 
-// commitTracked commits the offsets franz-go tracks for auto-commit.
+// commitTracked commits the offsets franz-go tracks for auto-commit: the
+// marked ones under auto-after-process, the polled position under auto.
 func (m *franzMember) commitTracked(ctx context.Context) {
-	m.cl.CommitOffsetsSync(ctx, m.cl.UncommittedOffsets(), func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+	offs := m.cl.UncommittedOffsets()
+	if m.cfg.Policy == PolicyAutoAfterProcess {
+		offs = m.cl.MarkedOffsets()
+	}
+	m.cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		m.recordResponse(req, resp, err, true)
 	})
 	if err := m.flush(); err != nil {

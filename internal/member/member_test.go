@@ -136,6 +136,15 @@ func (g *group) kill(name string) {
 	<-p.Done()
 }
 
+// stop stops a member gracefully: SIGTERM, then its final commit and
+// LeaveGroup.
+func (g *group) stop(name string) {
+	g.mu.Lock()
+	p := g.procs[name]
+	g.mu.Unlock()
+	launcher.Stop(p, 20*time.Second)
+}
+
 func (g *group) stopAll() {
 	g.mu.Lock()
 	procs := g.started
@@ -253,8 +262,7 @@ func checkWriteAhead(t *testing.T, evs []history.Event) (commits int) {
 // the history that no committed offset ran ahead of a processed event and
 // that every acknowledged record was processed.
 func TestKillsNeverCommitAheadOfProcessing(t *testing.T) {
-	c := kafkatest.Shared(t)
-	cases := []struct{ strategy, client, policy string }{
+	churn(t, []churnCase{
 		{member.CooperativeSticky, member.ClientConfluent, member.PolicyAutoAfterProcess},
 		{member.Range, member.ClientConfluent, member.PolicySyncBatch},
 		{member.RoundRobin, member.ClientConfluent, member.PolicyAsyncBatch},
@@ -263,7 +271,27 @@ func TestKillsNeverCommitAheadOfProcessing(t *testing.T) {
 		{member.Sticky, member.ClientFranz, member.PolicySyncBatch},
 		{member.CooperativeSticky, member.ClientFranz, member.PolicyAsyncBatch},
 		{member.Range, member.ClientFranz, member.PolicyAsyncSyncOnRevoke},
-	}
+	}, (*group).kill)
+}
+
+// TestStopsNeverCommitAheadOfProcessing stops members gracefully (SIGTERM:
+// the batch in hand is cut short, then the policy's final commit) over and
+// over: the final commit must not cover records the batch never reached.
+func TestStopsNeverCommitAheadOfProcessing(t *testing.T) {
+	churn(t, []churnCase{
+		{member.CooperativeSticky, member.ClientConfluent, member.PolicyAutoAfterProcess},
+		{member.CooperativeSticky, member.ClientFranz, member.PolicyAutoAfterProcess},
+		{member.Range, member.ClientFranz, member.PolicySyncBatch},
+	}, (*group).stop)
+}
+
+type churnCase struct{ strategy, client, policy string }
+
+// churn runs each case's group of three while records flow, disrupting a
+// random member every 700 ms and bringing it back as its next
+// incarnation, then checks the history.
+func churn(t *testing.T, cases []churnCase, disrupt func(*group, string)) {
+	c := kafkatest.Shared(t)
 	for _, tc := range cases {
 		t.Run(tc.policy+"/"+tc.client+"/"+tc.strategy, func(t *testing.T) {
 			t.Parallel()
@@ -283,14 +311,12 @@ func TestKillsNeverCommitAheadOfProcessing(t *testing.T) {
 					time.Sleep(100 * time.Millisecond)
 				}
 			}()
-			// Kill a random member every 700 ms while records flow, and
-			// bring it back as its next incarnation.
-			kills := 0
+			disruptions := 0
 			for i := 0; i < 4; i++ {
 				time.Sleep(700 * time.Millisecond)
 				name := fmt.Sprintf("m%d", 1+r.IntN(3))
-				g.kill(name)
-				kills++
+				disrupt(g, name)
+				disruptions++
 				g.start(name)
 			}
 			<-done
@@ -306,14 +332,14 @@ func TestKillsNeverCommitAheadOfProcessing(t *testing.T) {
 			for _, e := range evs {
 				incs[fmt.Sprintf("%s.%d", e.Proc, e.Inc)] = true
 			}
-			if len(incs) != 3+kills {
-				t.Errorf("histories of %d incarnations, want %d: %v", len(incs), 3+kills, keys(incs))
+			if len(incs) != 3+disruptions {
+				t.Errorf("histories of %d incarnations, want %d: %v", len(incs), 3+disruptions, keys(incs))
 			}
 			counts := map[history.Kind]int{}
 			for _, e := range evs {
 				counts[e.Kind]++
 			}
-			t.Logf("%d acked, %d events %v, %d commits, %d kills", len(p.acked), len(evs), counts, commits, kills)
+			t.Logf("%d acked, %d events %v, %d commits, %d disruptions", len(p.acked), len(evs), counts, commits, disruptions)
 		})
 	}
 }
