@@ -253,34 +253,42 @@ func (m *confluentMember) commitSync(offs map[int32]int64) {
 		return
 	}
 	committed, err := m.c.CommitOffsets(m.toTPs(offs))
+	failed := map[int32]int64{}
 	if err != nil && len(committed) == 0 {
 		for p, off := range offs {
 			m.committed(p, off, err, false)
+			if !fenced(err) {
+				failed[p] = off
+			}
 		}
-		m.restoreFailed(offs, err)
 	} else {
 		m.recordCommit(committed, err, false)
-		failed := map[int32]int64{}
 		for _, tp := range committed {
-			if tp.Error != nil {
+			if perr := tp.Error; perr != nil && !fenced(perr) {
 				failed[tp.Partition] = offs[tp.Partition]
 			}
 		}
-		m.restoreFailed(failed, err)
 	}
+	// Failed offsets go into the next commit, as with franz-go.
+	m.restoreUncommitted(failed)
 	if err := m.flush(); err != nil {
 		m.logf("history flush: %v", err)
 	}
 }
 
-// restoreFailed keeps offsets of a failed commit for the next one, unless
-// the member lost the partition (then the next owner takes over).
-func (m *confluentMember) restoreFailed(offs map[int32]int64, err error) {
+// fenced reports whether a commit failed because the member's membership
+// or generation is gone: its partitions' next owners start from the last
+// commit, and retrying the offsets could rewind a newer owner's commit.
+func fenced(err error) bool {
 	var kerr kafka.Error
-	if errors.As(err, &kerr) && (kerr.Code() == kafka.ErrUnknownMemberID || kerr.Code() == kafka.ErrIllegalGeneration || kerr.Code() == kafka.ErrRebalanceInProgress) {
-		return
+	if !errors.As(err, &kerr) {
+		return false
 	}
-	m.restoreUncommitted(offs)
+	switch kerr.Code() {
+	case kafka.ErrUnknownMemberID, kafka.ErrIllegalGeneration, kafka.ErrStaleMemberEpoch:
+		return true
+	}
+	return false
 }
 
 // recordCommit records the per-partition outcome of a commit.
@@ -332,14 +340,7 @@ func (m *confluentMember) asyncLoop() {
 			return
 		}
 		m.asyncMu.Unlock()
-		committed, err := m.c.CommitOffsets(m.toTPs(next))
-		if err != nil && len(committed) == 0 {
-			for p, off := range next {
-				m.committed(p, off, err, false)
-			}
-		} else {
-			m.recordCommit(committed, err, false)
-		}
+		m.commitSync(next)
 	}
 }
 
