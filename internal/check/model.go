@@ -65,8 +65,12 @@ type partition struct {
 	last  *pause
 
 	// lastProcT is when its owner last processed it (0: not since the
-	// ownership began), for the kept partitions' stall.
+	// ownership began), for the kept partitions' stall; keptW is its
+	// longest wait so far in disruption keptD, a candidate until it is
+	// known that p did not pause in keptD.
 	lastProcT int64
+	keptW     int64
+	keptD     *disruption
 
 	processed intervals // offsets processed at least once
 	acked     intervals // offsets of acknowledged produced records
@@ -296,6 +300,11 @@ func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig strin
 			d = a.open(t, "rebalance", trig)
 		}
 	}
+	if p.keptD == d {
+		p.keptD, p.keptW = nil, 0 // it paused in d after all: not kept
+	} else {
+		a.settleKept(p)
+	}
 	pp := &pause{p: p, d: d, from: p.owner, start: t}
 	pp.bound = p.processed.countFrom(max(p.committed, 0))
 	p.pause, p.last = pp, pp
@@ -402,16 +411,19 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 }
 
 // keptWait: m, p's owner, processed record e of p. If m owned p when the
-// latest disruption began and p had no pause in it, the wait of e (from
-// when it was sent, or the previous record was processed, or the
+// latest disruption began and p has had no pause in it, the wait of e
+// (from when it was sent, or the previous record was processed, or the
 // disruption began, whichever came last) is a stall of a kept partition,
 // when it began before the disruption's window ended (plus the rebalance
 // grace). Incremental protocols move few partitions, but a client may
-// still hold back the ones it keeps.
+// still hold back the ones it keeps. The partition's longest wait is a
+// candidate until it is known that p did not pause in the disruption
+// later (endOwnership drops it), and counts once another disruption
+// begins or the history ends (settleKept).
 func (a *analyzer) keptWait(p *partition, m *member, e *history.Event) {
 	prev := p.lastProcT
 	p.lastProcT = e.T
-	if prev == 0 || e.IntendedT == 0 || a.shutdown || len(a.disr) == 0 {
+	if e.IntendedT == 0 || a.shutdown || len(a.disr) == 0 {
 		return
 	}
 	d := a.disr[len(a.disr)-1]
@@ -422,7 +434,22 @@ func (a *analyzer) keptWait(p *partition, m *member, e *history.Event) {
 	if waiting > d.last+a.grace {
 		return
 	}
-	if w := e.T - max(waiting, d.out.StartT); w > d.keptStall {
+	if p.keptD != d {
+		a.settleKept(p)
+		p.keptD = d
+	}
+	p.keptW = max(p.keptW, e.T-max(waiting, d.out.StartT))
+}
+
+// settleKept counts p's candidate wait in its disruption: p kept its
+// owner through it.
+func (a *analyzer) settleKept(p *partition) {
+	d, w := p.keptD, p.keptW
+	p.keptD, p.keptW = nil, 0
+	if d == nil || w <= 0 {
+		return
+	}
+	if w > d.keptStall || (w == d.keptStall && p.id < d.keptStallP) {
 		d.keptStall, d.keptStallP = w, p.id
 	}
 }

@@ -34,6 +34,9 @@ func (a *analyzer) finishPauses(end int64) {
 			d.snapshotAfter(a)
 		}
 	}
+	for _, p := range a.parts {
+		a.settleKept(p)
+	}
 }
 
 // counted reports whether a pause counts: its partition received records
