@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/chaosbench/chaosbench/internal/cli"
 )
 
 // TestSaveBaselineThenCompare saves a baseline of a run (its records and
@@ -41,5 +43,25 @@ func TestSaveBaselineThenCompare(t *testing.T) {
 	}
 	if b, err := os.ReadFile(out); err != nil || len(b) == 0 {
 		t.Errorf("compare.md: %v", err)
+	}
+}
+
+// TestRunBadFlags: flags the cluster would refuse are rejected with status
+// 2 before a results folder exists.
+func TestRunBadFlags(t *testing.T) {
+	results := filepath.Join(t.TempDir(), "results")
+	for _, args := range [][]string{
+		{"--brokers", "2"},
+		{"--provider", "bogus"},
+		{"--repeat", "0"},
+		{"--strategies", "nosuch"},
+	} {
+		err := runRun(append(args, "--results", results, "../../workloads/default.yaml"))
+		if exitStatus(err) != cli.ExitUsage {
+			t.Errorf("run %v: %v (status %d), want status 2", args, err, exitStatus(err))
+		}
+	}
+	if _, err := os.Stat(results); !os.IsNotExist(err) {
+		t.Errorf("%s exists after rejected runs (%v)", results, err)
 	}
 }

@@ -64,6 +64,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if *repeat < 1 {
 		return "", cli.Usagef("--repeat %d: expected >= 1", *repeat)
 	}
+	if err := cf.Check(); err != nil {
+		return "", cli.Usage(err)
+	}
 	if check != nil {
 		if err := check(); err != nil {
 			return "", cli.Usage(err)

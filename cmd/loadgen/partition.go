@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -31,8 +32,8 @@ func partition(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cli.Usagef("--partitioner: %v", err)
 	}
-	if *n < 1 {
-		return cli.Usagef("--partitions %d: expected the topic's partition count, >= 1", *n)
+	if *n < 1 || *n > math.MaxInt32 {
+		return cli.Usagef("--partitions %d: expected the topic's partition count, 1 to %d", *n, math.MaxInt32)
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()

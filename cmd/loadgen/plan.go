@@ -81,6 +81,9 @@ func plan(args []string, stdout, stderr io.Writer) error {
 			cur = int32(st.Partitions)
 		}
 	}
+	if *to < 0 || *to > workloads.MaxPartitions {
+		return cli.Usagef("--to %d: expected a partition count, at most %d", *to, workloads.MaxPartitions)
+	}
 	if *to > 0 {
 		if int32(*to) <= p0 {
 			return cli.Usagef("--to %d: expected more than the workload's %d partitions (Kafka only adds partitions)", *to, p0)

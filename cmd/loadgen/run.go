@@ -108,6 +108,12 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if *topic == "" {
 		*topic = s.Topic.Name
 	}
+	if err := cf.Check(); err != nil {
+		return cli.Usage(err)
+	}
+	if err := loadgen.CheckProps(cf.Props.Props); err != nil {
+		return cli.Usage(err)
+	}
 
 	dir := *out
 	if dir == "" {

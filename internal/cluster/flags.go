@@ -41,6 +41,21 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Var(&f.Settings, "broker-config", "broker property key=value of a local or docker cluster, repeatable")
 }
 
+// Check rejects flag values that Open would reject only after a command
+// has started writing its results: an unknown provider, a broker count
+// other than 1 or 3.
+func (f *Flags) Check() error {
+	switch f.Provider {
+	case "", ProviderAuto, ProviderExternal, ProviderLocal, ProviderDocker:
+	default:
+		return fmt.Errorf("--provider %q: expected auto, external, local or docker", f.Provider)
+	}
+	if f.Brokers != 1 && f.Brokers != 3 {
+		return fmt.Errorf("--brokers %d: expected 1 or 3", f.Brokers)
+	}
+	return nil
+}
+
 // Options returns the provider options the flags describe; logDir receives
 // a local cluster's broker logs, extra settings come before the flags'.
 func (f *Flags) Options(logDir string, extra Settings) Options {

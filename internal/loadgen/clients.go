@@ -35,7 +35,9 @@ var workloadProps = map[string]string{
 	"bootstrap.servers":                     "--bootstrap",
 }
 
-func checkProps(props kafkaconf.Props) error {
+// CheckProps rejects -X properties that the workload sets (New does too):
+// a command calls it before it writes anything.
+func CheckProps(props kafkaconf.Props) error {
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)

@@ -226,7 +226,7 @@ func New(cfg Config) (*Producer, error) {
 	}
 	p.wantParts.Store(int32(cfg.Partitions))
 	p.progress.Partitions = int32(cfg.Partitions)
-	if err := checkProps(cfg.Props); err != nil {
+	if err := CheckProps(cfg.Props); err != nil {
 		return nil, err
 	}
 	return p, nil
