@@ -6,13 +6,15 @@ RUN_FLAGS ?=
 STRATEGIES := range roundrobin sticky cooperative-sticky consumer-uniform consumer-range
 
 bench_cluster = $(if $(BOOTSTRAP),--bootstrap $(BOOTSTRAP))
+# An existing cluster or a Docker one needs no Kafka jars (nor Maven).
+bench_needs = $(if $(BOOTSTRAP)$(findstring docker,$(RUN_FLAGS)),build,kafka-fetch)
 
 .PHONY: bench $(addprefix bench-,$(STRATEGIES))
 
-bench: kafka-fetch
+bench: $(bench_needs)
 	$(CHAOS) bench $(bench_cluster) $(RUN_FLAGS) $(WORKLOAD)
 
-$(addprefix bench-,$(STRATEGIES)): bench-%: kafka-fetch
+$(addprefix bench-,$(STRATEGIES)): bench-%: $(bench_needs)
 	$(CHAOS) bench $(bench_cluster) --strategies $* $(RUN_FLAGS) $(WORKLOAD)
 
 # The nightly suite: repeated cells, compared with the baseline kept under
@@ -24,10 +26,10 @@ NIGHTLY_FLAGS    ?=
 
 .PHONY: nightly nightly-baseline
 
-nightly: kafka-fetch
+nightly: $(bench_needs)
 	$(CHAOS) bench $(bench_cluster) --repeat $(NIGHTLY_REPEAT) --compare $(NIGHTLY_BASELINE) $(NIGHTLY_FLAGS) $(NIGHTLY_WORKLOAD)
 
 # A new baseline from a fresh nightly run: NIGHTLY_BASELINE must not exist
 # (move the old one away first; baselines are never overwritten).
-nightly-baseline: kafka-fetch
+nightly-baseline: $(bench_needs)
 	$(CHAOS) bench $(bench_cluster) --repeat $(NIGHTLY_REPEAT) --save-baseline $(NIGHTLY_BASELINE) $(NIGHTLY_FLAGS) $(NIGHTLY_WORKLOAD)
