@@ -245,7 +245,7 @@ func crossCheck(classpath, tmp string, n, large int, seed uint64) error {
 			errs[f[1]+"/"+f[2]] = strings.Join(f[3:], " ")
 		}
 	}
-	fmt.Printf("\ncross-check: %d random groups (1-4 topics, 1-10 members, mixed subscriptions, owned partitions, static members) and %d larger ones (20-300 members, 1-12 topics, up to 4,000 partitions, after a rebalance and churn), seed %d\n", n, large, seed)
+	fmt.Printf("\ncross-check: %d random groups (1-4 topics, 1-10 members, mixed subscriptions, owned partitions, static members) and %d larger ones (20-300 members, 1-12 topics, up to 4,584 partitions, after a rebalance and churn), seed %d\n", n, large, seed)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "strategy\tidentical\tdifferent\tjava error\t")
 	var failed []string
