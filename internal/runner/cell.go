@@ -56,12 +56,7 @@ func (c *cellRun) logf(format string, args ...any) {
 }
 
 // clearLine returns what erases the live progress line on a terminal.
-func (c *cellRun) clearLine() string {
-	if c.opts.live {
-		return "\r\033[K"
-	}
-	return ""
-}
+func (c *cellRun) clearLine() string { return c.opts.clearLine() }
 
 // run runs the cell. The cell's folder holds a partial record from the
 // start; it is marked complete only at the end.
@@ -195,7 +190,7 @@ traffic:
 		case prodErr = <-prodDone:
 			break traffic
 		case <-tick.C:
-			c.progress(ctx, t0, "traffic")
+			c.progress(ctx, t0, "traffic", nil)
 		case <-ctx.Done():
 			stopTraffic()
 			<-prodDone
@@ -472,7 +467,11 @@ func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 			c.logf("drain timed out after %s with lag %d", spec.Chaos.DrainTimeout, lag)
 			return false, nil
 		}
-		c.progress(ctx, t0, "drain")
+		var sampled *int64
+		if err == nil {
+			sampled = &lag
+		}
+		c.progress(ctx, t0, "drain", sampled)
 		select {
 		case <-ctx.Done():
 			return false, context.Cause(ctx)
@@ -483,7 +482,8 @@ func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 
 // progress prints the progress line: redrawn every second on a terminal,
 // a line of its own every progressEvery elsewhere.
-func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string) {
+// lag, when not nil, is the group's lag just sampled by the caller.
+func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string, lag *int64) {
 	elapsed := time.Since(t0).Round(time.Second)
 	if !c.opts.live {
 		if !c.lastProgress.IsZero() && time.Since(c.lastProgress) < progressEvery-progressEvery/20 {
@@ -491,10 +491,11 @@ func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string) {
 		}
 		c.lastProgress = time.Now()
 	}
-	lag, _, err := lagSampler{adm: c.adm, topic: c.topic, group: c.group}.lag(ctx)
-	lagStr := strconv.FormatInt(lag, 10)
-	if err != nil {
-		lagStr = "?"
+	lagStr := "?"
+	if lag != nil {
+		lagStr = strconv.FormatInt(*lag, 10)
+	} else if n, _, err := (lagSampler{adm: c.adm, topic: c.topic, group: c.group}).lag(ctx); err == nil {
+		lagStr = strconv.FormatInt(n, 10)
 	}
 	st := c.prod.Stats()
 	c.mu.Lock()

@@ -235,7 +235,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 				if ctx.Err() != nil {
 					return res, fmt.Errorf("%w during %s: %v", ErrInterrupted, cell.Name, context.Cause(ctx))
 				}
-				fmt.Fprintf(o.Out, "cell %s failed: %v\n", cell.Name, err)
+				fmt.Fprintf(o.Out, "%scell %s failed: %v\n", o.clearLine(), cell.Name, err)
 				failed = append(failed, cell.Name)
 			}
 		}
@@ -300,6 +300,14 @@ func utsString(b []int8) string {
 func versions(kafka string) runfolder.Versions {
 	return runfolder.Versions{Kafka: kafka, Librdkafka: version.Librdkafka(), FranzGo: version.FranzGo(),
 		Go: version.Go(), Chaosbench: version.Chaosbench()}
+}
+
+// clearLine returns what erases the live progress line on a terminal.
+func (o *Options) clearLine() string {
+	if o.live {
+		return "\r\033[K"
+	}
+	return ""
 }
 
 // isTerminal reports whether w is a character device, such as a terminal.
