@@ -32,7 +32,7 @@ type cellRun struct {
 	info    cluster.Info
 	dir     string
 	plan    Plan
-	stamp   string // the run's start time, yyyymmddThhmmssZ
+	stamp   string // the run's start time and tag, yyyymmddThhmmssZ-xxxxxx
 
 	topic, group string
 	histDir      string

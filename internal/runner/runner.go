@@ -7,6 +7,8 @@ package runner
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -166,6 +168,12 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	o.Cells = plan.Cells
 
 	started := time.Now()
+	// Topics and groups are named after the run's start and a random tag:
+	// two runs started in the same second (other results folders, one
+	// external cluster) must not share a topic.
+	var tag [3]byte
+	_, _ = crand.Read(tag[:])
+	stamp := started.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(tag[:])
 	dir, err := runfolder.NewRunDir(o.ResultsDir, o.Spec.Name, started)
 	if err != nil {
 		return res, err
@@ -230,7 +238,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 			}
 			cr := &cellRun{opts: &o, cell: cell, iter: k, cluster: c, info: info,
 				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), plan: plan,
-				stamp: started.UTC().Format("20060102T150405Z")}
+				stamp: stamp}
 			if err := cr.run(ctx); err != nil {
 				if ctx.Err() != nil {
 					return res, fmt.Errorf("%w during %s: %v", ErrInterrupted, cell.Name, context.Cause(ctx))
