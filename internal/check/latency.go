@@ -88,8 +88,8 @@ func (a *analyzer) catchingUp() bool {
 		return false
 	}
 	d := a.disr[len(a.disr)-1]
-	if d.caughtUp || len(d.pauses) == 0 {
-		return false // caught up, or it stopped nothing: no backlog of its own
+	if d.caughtUp || (len(d.pauses) == 0 && !d.backlog) {
+		return false // caught up, or it stopped nothing and inherited no backlog
 	}
 	if a.lagTotal <= d.lagBefore {
 		d.caughtUp, d.caughtUpT = true, a.stats.LastT

@@ -125,6 +125,9 @@ type disruption struct {
 	lagBefore int64
 	caughtUp  bool
 	caughtUpT int64
+	// backlog: it began while the previous disruption's backlog was not
+	// worked off; it inherits that catch-up even if it pauses nothing.
+	backlog bool
 }
 
 func (a *analyzer) part(id int32) *partition {
@@ -309,6 +312,7 @@ func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig strin
 	pp.bound = p.processed.countFrom(max(p.committed, 0))
 	p.pause, p.last = pp, pp
 	d.pauses = append(d.pauses, pp)
+	d.caughtUp = false // a new pause: a new backlog to work off
 	if d.open == 0 {
 		a.openDisr++
 	}
@@ -393,6 +397,7 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 			from = max(from, prev.caughtUpT)
 		default:
 			from = t // still disrupted: nothing to measure
+			d.backlog = true
 		}
 	}
 	if lag, ok := a.tl.peakBefore(from, t); ok {
