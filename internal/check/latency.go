@@ -148,6 +148,11 @@ func (a *analyzer) latencyResult(s *Summary) {
 		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "negative_latency", Verdict: Valid, Count: a.lat.negative,
 			Message: fmt.Sprintf("%s processed before the intended send time (clocks of different hosts disagree); recorded as 0", plural(a.lat.negative, "record"))})
 	}
+	r.Overflow = a.lat.overflow
+	if a.lat.overflow > 0 {
+		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "latency_overflow", Verdict: Valid, Count: a.lat.overflow,
+			Message: fmt.Sprintf("%s processed more than an hour after the intended send time; recorded as one hour", plural(a.lat.overflow, "record"))})
+	}
 }
 
 // writeLatencyLog writes the two histograms to w as an HdrHistogram log

@@ -414,6 +414,9 @@ type LatencyResult struct {
 	// Negative counts records processed before their intended send time
 	// (clock skew between hosts); they are recorded as 0.
 	Negative int64 `json:"negative"`
+	// Overflow counts records whose latency exceeded the histograms' hour;
+	// they are recorded as one hour.
+	Overflow int64 `json:"overflow"`
 }
 
 // LatencySummary summarises one HdrHistogram.
