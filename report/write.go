@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 )
 
 // Files a report writes into the run folder.
@@ -59,10 +61,4 @@ func WriteAll(r *Run) error {
 	return writeFile(filepath.Join(r.Dir, HTMLFile), page.Bytes())
 }
 
-func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
+func writeFile(path string, b []byte) error { return runfolder.WriteFile(path, b) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/report"
 )
 
@@ -146,7 +147,7 @@ func runCompare(args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+		if err := runfolder.WriteFile(*out, b.Bytes()); err != nil {
 			return err
 		}
 	}

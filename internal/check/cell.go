@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,27 +166,23 @@ func ReadFindings(dir string) ([]Finding, error) {
 }
 
 // WriteCell writes summary.json and latency.hlog into a cell folder, each
-// to a temporary file renamed into place: a reader never sees half of one.
+// atomically (runfolder.WriteFile); both are produced in memory first, so
+// a failure to produce either leaves the folder as it was.
 func WriteCell(dir string, s *Summary) error {
+	sum, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
 	if s.latency != nil {
-		tmp := filepath.Join(dir, LatencyLog+".tmp")
-		f, err := os.Create(tmp)
-		if err != nil {
+		var hlog bytes.Buffer
+		if err := s.latency.writeLatencyLog(&hlog); err != nil {
 			return err
 		}
-		err = s.latency.writeLatencyLog(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, LatencyLog)); err != nil {
+		if err := runfolder.WriteFile(filepath.Join(dir, LatencyLog), hlog.Bytes()); err != nil {
 			return err
 		}
 	}
-	return runfolder.WriteJSON(filepath.Join(dir, SummaryFile), s)
+	return runfolder.WriteFile(filepath.Join(dir, SummaryFile), append(sum, '\n'))
 }
 
 // ReadSummary reads a cell folder's summary.json.

@@ -117,18 +117,28 @@ func NewRunDir(root, workload string, now time.Time) (string, error) {
 	return "", fmt.Errorf("%s: no free run folder name", filepath.Join(root, base))
 }
 
-// WriteJSON writes v to path atomically (a temporary file renamed into
-// place), so a reader never sees half a file.
+// WriteJSON writes v to path atomically (WriteFile).
 func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
+	return WriteFile(path, append(b, '\n'))
+}
+
+// WriteFile writes b to path atomically: to a temporary file renamed into
+// place, removed if anything fails, so a reader never sees half a file
+// and a failure leaves the old one, if any, as it was.
+func WriteFile(path string, b []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
+	err := os.WriteFile(tmp, b, 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	return os.Rename(tmp, path)
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // ReadCell reads dir/cell.json.
