@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
@@ -59,6 +60,29 @@ func TestRunBadFlags(t *testing.T) {
 		err := runRun(append(args, "--results", results, "../../workloads/default.yaml"))
 		if exitStatus(err) != cli.ExitUsage {
 			t.Errorf("run %v: %v (status %d), want status 2", args, err, exitStatus(err))
+		}
+	}
+	// What a franz-go member would refuse at start: a consumer property
+	// it cannot apply, static membership under the consumer protocol.
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../workloads/default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string][2]string{
+		"props.yaml":  {"  static_membership: false", "  static_membership: false\n  properties: {isolation.level: read_committed}"},
+		"static.yaml": {"  static_membership: false", "  static_membership: true"},
+	} {
+		f := filepath.Join(dir, name)
+		w := strings.Replace(string(src), edit[0], edit[1], 1)
+		w = strings.Replace(w, "name: default", "name: "+strings.TrimSuffix(name, ".yaml"), 1)
+		w = strings.Replace(w, "commit_policies: [sync-batch]", "commit_policies: [sync-batch]\nclients: [franz]", 1)
+		if err := os.WriteFile(f, []byte(w), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := runRun([]string{"--results", results, "--strategies", "consumer-uniform", f})
+		if exitStatus(err) != cli.ExitUsage || !strings.Contains(err.Error(), f) || !strings.Contains(err.Error(), "consumer-uniform.sync-batch.franz") {
+			t.Errorf("%s on franz: %v (status %d), want status 2 naming the file and the cell", name, err, exitStatus(err))
 		}
 	}
 	if _, err := os.Stat(results); !os.IsNotExist(err) {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runner"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -82,6 +84,19 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	cells, err := selectCells(spec, *strategies, *policies, *clients)
 	if err != nil {
 		return "", cli.Usage(err)
+	}
+	// What a member would refuse at start, refused before the run starts.
+	props := kafkaconf.Props{}
+	for k, v := range cf.Props.Props {
+		props[k] = v
+	}
+	for k, v := range spec.Consumer.Properties {
+		props[k] = v
+	}
+	for _, c := range cells {
+		if err := member.CheckClient(c.Client, c.Strategy, spec.Consumer.StaticMembership, props); err != nil {
+			return "", cli.Usagef("%s: cell %s (consumer.static_membership, consumer.properties, -X): %v", spec.File, c.Name, err)
+		}
 	}
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s\n", w)

@@ -217,10 +217,28 @@ func (c *Config) validate() error {
 	if c.HeartbeatInterval >= c.SessionTimeout {
 		bad("--heartbeat-interval %s: expected less than --session-timeout %s", c.HeartbeatInterval, c.SessionTimeout)
 	}
-	if c.Static && ConsumerProtocol(c.Strategy) && c.Client == ClientFranz {
-		bad("--static: franz-go supports group.instance.id on classic groups only")
+	if err := CheckClient(c.Client, c.Strategy, c.Static, c.Props); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// CheckClient rejects what a client cannot do with a strategy: static
+// membership under the consumer protocol on franz-go, client properties
+// a member on that client cannot apply. The chaos driver calls it for
+// every cell before a run starts; a member calls it before it starts.
+func CheckClient(client, strategy string, static bool, props kafkaconf.Props) error {
+	if client != ClientFranz {
+		return nil
+	}
+	if static && ConsumerProtocol(strategy) {
+		return errors.New("--static: franz-go supports group.instance.id on classic groups only")
+	}
+	if _, err := props.FranzOpts(); err != nil {
+		return err
+	}
+	_, err := franzConsumerOpts(props)
+	return err
 }
 
 // autoCommit reports whether the policy lets the client commit by itself.
