@@ -42,7 +42,10 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 		{func(c *Config) { c.HeartbeatInterval = 10 * time.Second; c.SessionTimeout = 5 * time.Second }, "--heartbeat-interval"},
 		{func(c *Config) { c.MaxPollRecords = -1 }, "--max-poll-records"},
 		{func(c *Config) { c.Topic = "" }, "--topic"},
-		{func(c *Config) { c.Client = ClientFranz; c.Props = map[string]string{"isolation.level": "read_committed"} }, "-X isolation.level"},
+		{func(c *Config) {
+			c.Client = ClientFranz
+			c.Props = map[string]string{"isolation.level": "read_committed"}
+		}, "-X isolation.level"},
 		{func(c *Config) { c.Client = ClientFranz; c.Props = map[string]string{"fetch.max.wait.ms": "soon"} }, "-X fetch.max.wait.ms=soon"},
 		{func(c *Config) { c.Client = ClientFranz; c.Strategy = ConsumerUniform; c.Static = true }, "--static"},
 	} {
