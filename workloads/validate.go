@@ -455,14 +455,7 @@ func (v *validator) broker() {
 		}
 	}
 	c := v.s.Consumer
-	classic, consumer := false, false
-	for _, st := range v.s.Strategies {
-		if IsConsumerProtocol(st) {
-			consumer = true
-		} else {
-			classic = true
-		}
-	}
+	classic, consumer := v.s.protocols()
 	if consumer {
 		for _, k := range []string{"group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms"} {
 			if _, ok := b.Config[k]; ok {
@@ -470,33 +463,79 @@ func (v *validator) broker() {
 			}
 		}
 	}
-	bound := func(key string, def int, isMin bool, val time.Duration, what string) {
-		raw, ok := b.Config[key]
-		n := def
-		if ok {
-			var err error
-			if n, err = strconv.Atoi(raw); err != nil {
-				v.errf("broker.config."+key, "got %q, expected an integer (milliseconds)", raw)
-				return
-			}
+	// A bound broker.config sets must admit the consumer's timing; one it
+	// leaves unset is widened by BrokerSettings.
+	for _, gb := range groupBounds {
+		raw, ok := b.Config[gb.key]
+		if !ok || !gb.applies(classic, consumer) {
+			continue
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			v.errf("broker.config."+gb.key, "got %q, expected an integer (milliseconds)", raw)
+			continue
+		}
+		if gb.outside(gb.timing(c), n) {
+			v.errf("broker.config."+gb.key, "%d ms does not allow %s %v", n, gb.field(), gb.timing(c))
+		}
+	}
+}
+
+// groupBound is a broker bound on a group timing: the classic protocol's
+// session timeout, the consumer protocol's session timeout and heartbeat
+// interval, each with a minimum and a maximum (Kafka's defaults, ms).
+type groupBound struct {
+	key       string
+	def       int
+	min       bool // a lower bound, else an upper one
+	consumer  bool // the consumer protocol's, else the classic one's
+	heartbeat bool // bounds consumer.heartbeat_interval, else consumer.session_timeout
+}
+
+var groupBounds = []groupBound{
+	{"group.min.session.timeout.ms", 6000, true, false, false},
+	{"group.max.session.timeout.ms", 1800000, false, false, false},
+	{"group.consumer.min.session.timeout.ms", 45000, true, true, false},
+	{"group.consumer.max.session.timeout.ms", 60000, false, true, false},
+	{"group.consumer.min.heartbeat.interval.ms", 5000, true, true, true},
+	{"group.consumer.max.heartbeat.interval.ms", 15000, false, true, true},
+}
+
+func (gb groupBound) applies(classic, consumer bool) bool {
+	return gb.consumer && consumer || !gb.consumer && classic
+}
+
+func (gb groupBound) timing(c Consumer) time.Duration {
+	if gb.heartbeat {
+		return c.HeartbeatInterval
+	}
+	return c.SessionTimeout
+}
+
+func (gb groupBound) field() string {
+	if gb.heartbeat {
+		return "consumer.heartbeat_interval"
+	}
+	return "consumer.session_timeout"
+}
+
+// outside reports whether timing d is outside the bound n (ms).
+func (gb groupBound) outside(d time.Duration, n int) bool {
+	ms := int(d / time.Millisecond)
+	return gb.min && ms < n || !gb.min && ms > n
+}
+
+// protocols reports whether the workload runs classic groups, consumer
+// protocol groups, or both.
+func (s *Spec) protocols() (classic, consumer bool) {
+	for _, st := range s.Strategies {
+		if IsConsumerProtocol(st) {
+			consumer = true
 		} else {
-			return // derived by BrokerSettings
-		}
-		ms := int(val / time.Millisecond)
-		if (isMin && ms < n) || (!isMin && ms > n) {
-			v.errf("broker.config."+key, "%d ms does not allow %s %v", n, what, val)
+			classic = true
 		}
 	}
-	if classic {
-		bound("group.min.session.timeout.ms", 6000, true, c.SessionTimeout, "consumer.session_timeout")
-		bound("group.max.session.timeout.ms", 1800000, false, c.SessionTimeout, "consumer.session_timeout")
-	}
-	if consumer {
-		bound("group.consumer.min.session.timeout.ms", 45000, true, c.SessionTimeout, "consumer.session_timeout")
-		bound("group.consumer.max.session.timeout.ms", 60000, false, c.SessionTimeout, "consumer.session_timeout")
-		bound("group.consumer.min.heartbeat.interval.ms", 5000, true, c.HeartbeatInterval, "consumer.heartbeat_interval")
-		bound("group.consumer.max.heartbeat.interval.ms", 15000, false, c.HeartbeatInterval, "consumer.heartbeat_interval")
-	}
+	return classic, consumer
 }
 
 // BrokerSettings returns the broker properties of a local cluster for this
@@ -514,31 +553,18 @@ func (s *Spec) BrokerSettings() map[string]string {
 		out[k] = v
 	}
 	c := s.Consumer
-	session, heartbeat := int(c.SessionTimeout/time.Millisecond), int(c.HeartbeatInterval/time.Millisecond)
-	setIf := func(key string, cond bool, val int) {
-		if _, given := out[key]; !given && cond {
-			out[key] = strconv.Itoa(val)
-		}
-	}
-	classic, consumer := false, false
-	for _, st := range s.Strategies {
-		if IsConsumerProtocol(st) {
-			consumer = true
-		} else {
-			classic = true
-		}
-	}
-	if classic {
-		setIf("group.min.session.timeout.ms", session < 6000, session)
-		setIf("group.max.session.timeout.ms", session > 1800000, session)
-	}
+	classic, consumer := s.protocols()
 	if consumer {
-		out["group.consumer.session.timeout.ms"] = strconv.Itoa(session)
-		out["group.consumer.heartbeat.interval.ms"] = strconv.Itoa(heartbeat)
-		setIf("group.consumer.min.session.timeout.ms", session < 45000, session)
-		setIf("group.consumer.max.session.timeout.ms", session > 60000, session)
-		setIf("group.consumer.min.heartbeat.interval.ms", heartbeat < 5000, heartbeat)
-		setIf("group.consumer.max.heartbeat.interval.ms", heartbeat > 15000, heartbeat)
+		out["group.consumer.session.timeout.ms"] = strconv.Itoa(int(c.SessionTimeout / time.Millisecond))
+		out["group.consumer.heartbeat.interval.ms"] = strconv.Itoa(int(c.HeartbeatInterval / time.Millisecond))
+	}
+	for _, gb := range groupBounds {
+		if _, given := out[gb.key]; given || !gb.applies(classic, consumer) {
+			continue
+		}
+		if d := gb.timing(c); gb.outside(d, gb.def) {
+			out[gb.key] = strconv.Itoa(int(d / time.Millisecond))
+		}
 	}
 	return out
 }
