@@ -43,16 +43,9 @@ func plan(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: loadgen plan [--to N] [--json] WORKLOAD\n\nPredicts, from the workload's key distribution, the share of traffic of every partition under its\npartitioner, and for a partition count change P to P' the fraction of keys (and of traffic) that\nmove under each partitioner.")
 		fs.PrintDefaults()
 	}
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return cli.Usagef("expected one workload file, got %d arguments", fs.NArg())
-	}
-	s, err := workloads.Load(fs.Arg(0))
+	s, err := cli.ParseWorkload(fs, args)
 	if err != nil {
-		return cli.Usage(err)
+		return err
 	}
 	ks, dist, err := s.Keyspace()
 	if err != nil {

@@ -68,16 +68,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: loadgen run [flags] WORKLOAD\n\nProduces the workload's traffic (topic, keys, value, producer sections) to a Kafka cluster: an\nexisting one (--bootstrap, -X), or a local one started for the run. Every delivery report becomes\na `produced` event in OUT/history/producer-0.0.jsonl; latencies go to OUT/producer.hlog.")
 		fs.PrintDefaults()
 	}
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return cli.Usagef("expected one workload file, got %d arguments", fs.NArg())
-	}
-	s, err := workloads.Load(fs.Arg(0))
+	s, err := cli.ParseWorkload(fs, args)
 	if err != nil {
-		return cli.Usage(err)
+		return err
 	}
 	// The chaos schedule is the chaos driver's: a producer run alone
 	// leaves it out.

@@ -1,5 +1,5 @@
 // Package cli holds what chaosbench's commands share: exit statuses, usage
-// errors, and signal handling.
+// errors, the workload argument, and signal handling.
 package cli
 
 import (
@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/chaosbench/chaosbench/workloads"
 )
 
 // Exit statuses, the same for every command.
@@ -91,6 +93,23 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		return Usage(err)
 	}
 	return nil
+}
+
+// ParseWorkload parses a command's flags and its one argument, a workload
+// file, and loads it; every error is bad input (exit status 2).
+func ParseWorkload(fs *flag.FlagSet, args []string) (*workloads.Spec, error) {
+	if err := Parse(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return nil, Usagef("expected one workload file, got %d arguments", fs.NArg())
+	}
+	s, err := workloads.Load(fs.Arg(0))
+	if err != nil {
+		return nil, Usage(err)
+	}
+	return s, nil
 }
 
 // SignalContext returns a context cancelled on SIGINT or SIGTERM. A second
