@@ -46,15 +46,15 @@ type htmlCell struct {
 	ID, Name, Verdict, VerdictClass, Guarantee, Folder string
 	Partial                                            bool
 	Reasons                                            []string
-	Disruptions                                        []htmlDisruption
+	Disruptions                                        [][]htmlTableCell
 	Findings                                           []htmlFinding
 	Figures                                            []Embedded
 }
 
-type htmlDisruption struct {
-	ID                                                                              int
-	Label, Phase, Window, Pause, Partitions, PartitionSeconds, GroupStop, KeptStall string
-	Recovery, Duplicates, Moved                                                     string
+// htmlTableCell is one cell of a table; Num: a right-aligned figure.
+type htmlTableCell struct {
+	Text string
+	Num  bool
 }
 
 type htmlFinding struct {
@@ -74,6 +74,7 @@ type htmlPage struct {
 	Figures                                []Embedded
 	Findings                               []htmlFinding
 	Cells                                  []htmlCell
+	DisruptionHeads                        []string
 }
 
 func verdictClass(v check.Verdict) string { return string(v) }
@@ -86,6 +87,9 @@ func WriteHTML(w io.Writer, r *Run, figures []Embedded) error {
 		byName[f.Name] = f
 	}
 	pg := htmlPage{Title: r.Title(), Subtitle: r.Subtitle(), Verdict: VerdictText(r.Verdict), VerdictClass: verdictClass(r.Verdict)}
+	for _, c := range disruptionColumns {
+		pg.DisruptionHeads = append(pg.DisruptionHeads, c.head)
+	}
 	for _, g := range r.Groups {
 		pg.Headers = append(pg.Headers, template.HTML(strings.ReplaceAll(template.HTMLEscapeString(strings.ReplaceAll(columnHeader(g), "<br>", "\n")), "\n", "<br>")))
 	}
@@ -112,29 +116,11 @@ func WriteHTML(w io.Writer, r *Run, figures []Embedded) error {
 		hc := htmlCell{ID: fmt.Sprintf("cell-%d", i+1), Name: cellName(c), Verdict: VerdictText(s.Verdict), VerdictClass: verdictClass(s.Verdict),
 			Guarantee: s.Guarantee, Folder: c.Rel, Partial: !s.Cell.Complete, Reasons: s.VerdictReasons}
 		for _, d := range s.Disruptions {
-			hd := htmlDisruption{ID: d.ID, Label: DisruptionLabel(d), Phase: d.Phase, Window: "unfinished", Pause: "–",
-				Partitions: fmt.Sprint(d.Partitions), PartitionSeconds: fmt.Sprintf("%.2f", d.PartitionSeconds),
-				GroupStop: FormatMs(d.GroupStopMs), KeptStall: keptStallText(d), Recovery: "–", Moved: "–",
-				Duplicates: fmt.Sprintf("%s (%s)", formatCount(float64(d.Duplicates)), formatCount(float64(d.UncommittedBound)))}
-			if d.WindowMs != nil {
-				hd.Window = FormatMs(*d.WindowMs)
+			var row []htmlTableCell
+			for k, text := range disruptionCells(d) {
+				row = append(row, htmlTableCell{Text: text, Num: disruptionColumns[k].num})
 			}
-			if d.Pause.Count > 0 {
-				hd.Pause = fmt.Sprintf("%s / %s / %s", FormatMs(d.Pause.P50), FormatMs(d.Pause.P95), FormatMs(d.Pause.Max))
-			}
-			if d.RecoveryMs != nil {
-				hd.Recovery = FormatMs(*d.RecoveryMs)
-			} else if d.RecoveryNote != "" {
-				hd.Recovery = "not recovered"
-			}
-			switch {
-			case d.MovementIn > 0:
-				hd.Moved = fmt.Sprintf("with #%d", d.MovementIn)
-			case d.MovementKnown:
-				hd.Moved = fmt.Sprintf("%d / %d", d.Moved, d.MinMoves)
-			}
-			hd.Partitions = partitionsText(d)
-			hc.Disruptions = append(hc.Disruptions, hd)
+			hc.Disruptions = append(hc.Disruptions, row)
 		}
 		for _, f := range s.Findings {
 			hf := htmlFinding{Cell: hc.Name, Checker: f.Checker, Kind: f.Kind, Count: formatCount(float64(f.Count)),
@@ -217,8 +203,8 @@ ul.examples { margin: 2px 0 6px; color: var(--muted); font-size: 13px; }
 <p class="note">{{.Guarantee}} · folder <code>{{.Folder}}</code>{{if .Partial}} · <b>partial</b>{{end}}</p>
 {{if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Disruptions}}<div class="scroll"><table>
-<tr><th>#</th><th>cause</th><th>phase</th><th>window</th><th>pause p50 / p95 / max</th><th>partitions</th><th>partition-s</th><th>group stop</th><th>kept stall</th><th>recovery</th><th>duplicates (bound)</th><th>moved / min</th></tr>
-{{range .Disruptions}}<tr><td class="num">{{.ID}}</td><td>{{.Label}}</td><td>{{.Phase}}</td><td class="num">{{.Window}}</td><td class="num">{{.Pause}}</td><td class="num">{{.Partitions}}</td><td class="num">{{.PartitionSeconds}}</td><td class="num">{{.GroupStop}}</td><td class="num">{{.KeptStall}}</td><td class="num">{{.Recovery}}</td><td class="num">{{.Duplicates}}</td><td class="num">{{.Moved}}</td></tr>
+<tr>{{range $.DisruptionHeads}}<th>{{.}}</th>{{end}}</tr>
+{{range .Disruptions}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</table></div>{{else}}<p>No disruption.</p>{{end}}
 {{range .Findings}}<p><b>{{.Checker}}/{{.Kind}}</b> ({{.Count}}, <span class="{{.EffectClass}}">{{.Effect}}</span>): {{.Message}}</p>
 {{if .Examples}}<ul class="examples">{{range .Examples}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}

@@ -241,34 +241,25 @@ func cellSection(e *ewriter, c *Cell) {
 	if len(s.Disruptions) == 0 {
 		e.printf("No disruption.\n\n")
 	} else {
-		e.printf("| # | cause | phase | window | pause p50 / p95 / max | partitions | partition-s | group stop | kept stall | recovery | duplicates (bound) | moved / min |\n")
-		e.printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		e.printf("|")
+		for _, c := range disruptionColumns {
+			e.printf(" %s |", c.head)
+		}
+		e.printf("\n|")
+		for _, c := range disruptionColumns {
+			if c.num {
+				e.printf("---:|")
+			} else {
+				e.printf("---|")
+			}
+		}
+		e.printf("\n")
 		for _, d := range s.Disruptions {
-			window := "unfinished"
-			if d.WindowMs != nil {
-				window = FormatMs(*d.WindowMs)
+			e.printf("|")
+			for _, cell := range disruptionCells(d) {
+				e.printf(" %s |", escapePipes(cell))
 			}
-			recovery := "–"
-			if d.RecoveryMs != nil {
-				recovery = FormatMs(*d.RecoveryMs)
-			} else if d.RecoveryNote != "" {
-				recovery = "not recovered"
-			}
-			pause := "–"
-			if d.Pause.Count > 0 {
-				pause = fmt.Sprintf("%s / %s / %s", FormatMs(d.Pause.P50), FormatMs(d.Pause.P95), FormatMs(d.Pause.Max))
-			}
-			moved := "–"
-			switch {
-			case d.MovementIn > 0:
-				moved = fmt.Sprintf("with #%d", d.MovementIn)
-			case d.MovementKnown:
-				moved = fmt.Sprintf("%d / %d", d.Moved, d.MinMoves)
-			}
-			parts := partitionsText(d)
-			e.printf("| %d | %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s (%s) | %s |\n",
-				d.ID, escapePipes(DisruptionLabel(d)), d.Phase, window, pause, parts, d.PartitionSeconds,
-				FormatMs(d.GroupStopMs), keptStallText(d), recovery, formatCount(float64(d.Duplicates)), formatCount(float64(d.UncommittedBound)), moved)
+			e.printf("\n")
 		}
 		e.printf("\n")
 	}
@@ -381,6 +372,45 @@ func SummaryTable(w io.Writer, r *Run) error {
 	}
 	e.printf("verdict: %s\n", r.Verdict)
 	return e.flush()
+}
+
+// disruptionColumns are the columns of a disruption table, in the
+// Markdown and the HTML report alike; num: a right-aligned figure.
+var disruptionColumns = []struct {
+	head string
+	num  bool
+}{
+	{"#", true}, {"cause", false}, {"phase", false}, {"window", true}, {"pause p50 / p95 / max", true},
+	{"partitions", true}, {"partition-s", true}, {"group stop", true}, {"kept stall", true},
+	{"recovery", true}, {"duplicates (bound)", true}, {"moved / min", true},
+}
+
+// disruptionCells are a disruption's row, in disruptionColumns' order.
+func disruptionCells(d check.Disruption) []string {
+	window := "unfinished"
+	if d.WindowMs != nil {
+		window = FormatMs(*d.WindowMs)
+	}
+	pause := "–"
+	if d.Pause.Count > 0 {
+		pause = fmt.Sprintf("%s / %s / %s", FormatMs(d.Pause.P50), FormatMs(d.Pause.P95), FormatMs(d.Pause.Max))
+	}
+	recovery := "–"
+	if d.RecoveryMs != nil {
+		recovery = FormatMs(*d.RecoveryMs)
+	} else if d.RecoveryNote != "" {
+		recovery = "not recovered"
+	}
+	moved := "–"
+	switch {
+	case d.MovementIn > 0:
+		moved = fmt.Sprintf("with #%d", d.MovementIn)
+	case d.MovementKnown:
+		moved = fmt.Sprintf("%d / %d", d.Moved, d.MinMoves)
+	}
+	return []string{fmt.Sprint(d.ID), DisruptionLabel(d), d.Phase, window, pause, partitionsText(d),
+		fmt.Sprintf("%.2f", d.PartitionSeconds), FormatMs(d.GroupStopMs), keptStallText(d), recovery,
+		fmt.Sprintf("%s (%s)", formatCount(float64(d.Duplicates)), formatCount(float64(d.UncommittedBound))), moved}
 }
 
 // keptStallText is a disruption's stall of kept partitions: "1.2 s (p3)".
