@@ -27,7 +27,10 @@ var benchShapes = []benchShape{
 
 // benchCases returns the shape's "fresh" group (nothing owned) and its
 // "churn" group (after round robin's balanced assignment, 10% of the
-// members replaced by new ones), as assign/javabench makes them.
+// members replaced by new ones): built the way assign/javabench builds
+// its groups, from a seed of its own, so the groups are alike but not the
+// same. (The two cannot share the builder: these tests are inside package
+// assign, which a shared package would have to import.)
 func benchCases(s benchShape) (fresh, churn *Group) {
 	rng := rand.New(rand.NewPCG(1, uint64(s.members)))
 	id := func(i int) string { return fmt.Sprintf("consumer-%d-%08x-%04x", i, rng.Uint32(), rng.Uint32()&0xffff) }
