@@ -42,6 +42,45 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeGeneral decodes the same lines with the general decoder
+// alone: what a line costs that the canonical path gives up on.
+func BenchmarkDecodeGeneral(b *testing.B) {
+	for _, e := range benchEvents() {
+		line := AppendJSON(nil, &e)
+		b.Run(string(e.Kind), func(b *testing.B) {
+			d := newDecoder()
+			var got Event
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				got.Reset()
+				if err := d.decodeGeneral(line, &got); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu, 1, "op")
+		})
+	}
+}
+
+// BenchmarkAppendJSON encodes one event of each kind, as Writer.Append
+// does: into a buffer that is reused.
+func BenchmarkAppendJSON(b *testing.B) {
+	for _, e := range benchEvents() {
+		buf := AppendJSON(nil, &e)
+		b.Run(string(e.Kind), func(b *testing.B) {
+			b.SetBytes(int64(len(buf)))
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				buf = AppendJSON(buf[:0], &e)
+			}
+			reportCPU(b, cpu, 1, "op")
+		})
+	}
+}
+
 // writeBenchHistory writes a producer file and members' files of about n
 // events in all, produced and processed alternating in time, the shape of
 // a run's history.
