@@ -21,8 +21,8 @@ type decoder struct {
 	buf    []byte // scratch for strings with escapes
 	// last holds, by field, the string the canonical path read last.
 	last [numFields]string
-	// sawParams: the canonical path read a params value.
-	sawParams bool
+	// sawRawJSON: the canonical path read a raw JSON value (params).
+	sawRawJSON bool
 	// tsWord holds the first eight digits of the last long timestamp
 	// read, tsValue their value (decoder.timestamp).
 	tsWord  uint64
@@ -141,92 +141,14 @@ func (d *decoder) finish(l *lexer, e *Event) error {
 	return nil
 }
 
+// field parses the value of the field named key into e. Unknown fields
+// are allowed (a newer writer); their values are still checked for
+// well-formedness.
 func (d *decoder) field(l *lexer, key []byte, e *Event) error {
 	var err error
-	switch string(key) {
-	case "kind":
-		var s []byte
-		if s, err = d.rawString(l); err == nil {
-			e.Kind = kindOf(d, s)
-		}
-	case "t":
-		e.T, err = l.int()
-	case "proc":
-		e.Proc, err = d.internString(l)
-	case "inc":
-		e.Inc, err = l.intN()
-	case "topic":
-		e.Topic, err = d.internString(l)
-	case "partition":
-		var n int64
-		n, err = l.int()
-		e.Partition = int32(n)
-	case "offset":
-		e.Offset, err = l.int()
-	case "key":
-		e.Key, err = d.string(l)
-	case "seq":
-		e.Seq, err = l.int()
-	case "producer":
-		e.Producer, err = d.internString(l)
-	case "intended_t":
-		e.IntendedT, err = l.int()
-	case "sent_t":
-		e.SentT, err = l.int()
-	case "record_t":
-		e.RecordT, err = l.int()
-	case "partitions":
-		e.Partitions, err = l.int32s(e.Partitions[:0])
-	case "gen":
-		var n int64
-		n, err = l.int()
-		e.Gen = int32(n)
-	case "member_id":
-		e.MemberID, err = d.internString(l)
-	case "err":
-		e.Err, err = d.string(l)
-	case "ambiguous":
-		e.Ambiguous, err = l.bool()
-	case "auto":
-		e.Auto, err = l.bool()
-	case "action":
-		e.Action, err = d.internString(l)
-	case "target":
-		e.Target, err = d.internString(l)
-	case "target_inc":
-		e.TargetInc, err = l.intN()
-	case "step":
-		e.Step, err = l.intN()
-	case "params":
-		var raw []byte
-		if raw, err = l.skipValue(); err == nil {
-			e.Params = string(raw)
-		}
-	case "state":
-		e.State, err = d.internString(l)
-	case "phase":
-		e.Phase, err = d.internString(l)
-	case "strategy":
-		e.Strategy, err = d.internString(l)
-	case "client":
-		e.Client, err = d.internString(l)
-	case "policy":
-		e.Policy, err = d.internString(l)
-	case "group":
-		e.Group, err = d.internString(l)
-	case "host":
-		e.Host, err = d.internString(l)
-	case "pid":
-		e.PID, err = l.intN()
-	case "exit_status":
-		e.ExitStatus, err = l.intN()
-	case "signal":
-		e.Signal, err = d.internString(l)
-	case "clock_offset":
-		e.ClockOffset, err = l.int()
-	default:
-		// Unknown fields are allowed (a newer writer); their values are
-		// still checked for well-formedness.
+	if f, known := fieldByKey(key); known {
+		err = d.generalValue(l, f, e)
+	} else {
 		_, err = l.skipValue()
 	}
 	if err != nil {
@@ -237,6 +159,77 @@ func (d *decoder) field(l *lexer, key []byte, e *Event) error {
 		return fmt.Errorf("field %q: %w", key, err)
 	}
 	return nil
+}
+
+// fieldByKey finds the field of a JSON key.
+func fieldByKey(key []byte) (field, bool) {
+	if len(key) == 0 {
+		return 0, false
+	}
+	for h := keyHash(key); ; h++ {
+		f := keyTable[h]
+		if f == 0 {
+			return 0, false
+		}
+		if string(key) == fieldSpecs[f-1].key {
+			return f - 1, true
+		}
+	}
+}
+
+// keyTable holds each field, plus one, at its key's keyHash or in the
+// first free slot after it (0 is a free slot). A map's hash of the whole
+// key cost the general decoder more than parsing the key did; the length
+// and two of its bytes tell the keys apart nearly as well.
+var keyTable = func() (t [256]field) {
+	for f, spec := range fieldSpecs {
+		h := keyHash([]byte(spec.key))
+		for t[h] != 0 {
+			h++
+		}
+		t[h] = field(f) + 1
+	}
+	return t
+}()
+
+func keyHash(key []byte) uint8 {
+	return uint8(len(key)*7 + int(key[0])*3 + int(key[len(key)-1]))
+}
+
+// generalValue parses the value of field f into e.
+func (d *decoder) generalValue(l *lexer, f field, e *Event) error {
+	p := e.at(f)
+	var err error
+	switch fieldSpecs[f].typ {
+	case tKind:
+		var s []byte
+		if s, err = d.rawString(l); err == nil {
+			*(*Kind)(p) = kindOf(d, s)
+		}
+	case tTime, tInt64:
+		*(*int64)(p), err = l.int()
+	case tInt32:
+		var n int64
+		n, err = l.int()
+		*(*int32)(p) = int32(n)
+	case tInt:
+		*(*int)(p), err = l.intN()
+	case tString:
+		*(*string)(p), err = d.string(l)
+	case tInterned:
+		*(*string)(p), err = d.internString(l)
+	case tBool:
+		*(*bool)(p), err = l.bool()
+	case tInt32s:
+		v := (*[]int32)(p)
+		*v, err = l.int32s((*v)[:0])
+	case tRawJSON:
+		var raw []byte
+		if raw, err = l.skipValue(); err == nil {
+			*(*string)(p) = string(raw)
+		}
+	}
+	return err
 }
 
 func kindOf(d *decoder, s []byte) Kind {
