@@ -15,11 +15,14 @@ func AppendJSON(b []byte, e *Event) []byte {
 	// Every member is written with a comma before it; the first one's
 	// becomes the object's opening brace (kind is always written).
 	start := len(b)
+	// The fields to write, in the table's order: those every event of
+	// the kind writes and the optional ones that are not zero.
 	for set := e.Kind.writtenFields() | e.nonZero(); set != 0; set &= set - 1 {
 		f := field(bits.TrailingZeros64(uint64(set)))
 		b = append(b, encodedKeys[f]...)
-		p := e.at(f)
-		switch fieldSpecs[f].typ {
+		spec := &fieldSpecs[f]
+		p := unsafe.Add(unsafe.Pointer(e), spec.offset)
+		switch spec.typ {
 		case tKind, tString, tInterned:
 			b = appendString(b, *(*string)(p))
 		case tTime, tInt64:
@@ -38,96 +41,6 @@ func AppendJSON(b []byte, e *Event) []byte {
 	}
 	b[start] = '{'
 	return append(b, '}')
-}
-
-// fieldSet is a set of fields, bit f for field f.
-type fieldSet uint64
-
-// ruleFields are the fields of each write rule.
-var ruleFields = func() (r [numWriteRules]fieldSet) {
-	if numFields > 64 {
-		panic("history: more fields than a fieldSet holds")
-	}
-	for f, spec := range fieldSpecs {
-		r[spec.when] |= 1 << f
-	}
-	return r
-}()
-
-// writtenFields returns the fields written on every event of kind k,
-// whatever their value.
-func (k Kind) writtenFields() fieldSet {
-	var s fieldSet
-	for w := range numWriteRules {
-		if w.holds(k) {
-			s |= ruleFields[w]
-		}
-	}
-	return s
-}
-
-// nonZero returns the optional fields that are not zero in e. Each Go
-// type has its own loop: testing a field for zero is then one load and
-// one compare, as in code written for each field, with no dispatch.
-func (e *Event) nonZero() fieldSet {
-	o := &optionalFields
-	return nonZeroOf[string](e, o.strings) | nonZeroOf[int64](e, o.int64s) |
-		nonZeroOf[int](e, o.ints) | nonZeroOf[int32](e, o.int32s) |
-		nonZeroOf[bool](e, o.bools) | nonEmpty(e, o.lists)
-}
-
-// optionalField is where an optional field lies in an Event and its bit.
-type optionalField struct {
-	offset uintptr
-	bit    fieldSet
-}
-
-// optionalFields are the optional fields, by Go type.
-var optionalFields = func() (o struct {
-	strings, int64s, ints, int32s, bools, lists []optionalField
-}) {
-	for f, spec := range fieldSpecs {
-		if spec.when != ifNonZero {
-			continue
-		}
-		of := optionalField{spec.offset, 1 << f}
-		switch spec.typ {
-		case tKind, tString, tInterned, tRawJSON:
-			o.strings = append(o.strings, of)
-		case tTime, tInt64:
-			o.int64s = append(o.int64s, of)
-		case tInt:
-			o.ints = append(o.ints, of)
-		case tInt32:
-			o.int32s = append(o.int32s, of)
-		case tBool:
-			o.bools = append(o.bools, of)
-		case tInt32s:
-			o.lists = append(o.lists, of)
-		}
-	}
-	return o
-}()
-
-func nonZeroOf[T comparable](e *Event, fields []optionalField) fieldSet {
-	var s fieldSet
-	var zero T
-	for _, of := range fields {
-		if *(*T)(unsafe.Add(unsafe.Pointer(e), of.offset)) != zero {
-			s |= of.bit
-		}
-	}
-	return s
-}
-
-func nonEmpty(e *Event, fields []optionalField) fieldSet {
-	var s fieldSet
-	for _, of := range fields {
-		if len(*(*[]int32)(unsafe.Add(unsafe.Pointer(e), of.offset))) != 0 {
-			s |= of.bit
-		}
-	}
-	return s
 }
 
 // encodedKeys are the fields' keys as AppendJSON writes them, each with

@@ -121,22 +121,26 @@ const (
 	numWriteRules
 )
 
-// holds reports whether rule w has fields written, whatever their
-// value, on events of kind k (ifNonZero never does: it depends on the
-// value).
-func (w writeRule) holds(k Kind) bool {
-	switch w {
-	case always:
-		return true
-	case ifPartitionKind:
-		return k.hasPartition()
-	case ifSeqKind:
-		return k == Produced || k == Processed
-	case ifPartitionsKind:
-		return k == Assigned || k == Revoked || k == Lost
+// writeRules is a set of write rules, bit w for rule w.
+type writeRules uint8
+
+// rules returns the rules whose fields every event of kind k writes,
+// whatever their value (ifNonZero is never one: it depends on the value).
+func (k Kind) rules() writeRules {
+	r := writeRules(1 << always)
+	if k.hasPartition() {
+		r |= 1 << ifPartitionKind
 	}
-	return false
+	if k == Produced || k == Processed {
+		r |= 1 << ifSeqKind
+	}
+	if k == Assigned || k == Revoked || k == Lost {
+		r |= 1 << ifPartitionsKind
+	}
+	return r
 }
+
+func (r writeRules) has(w writeRule) bool { return r&(1<<w) != 0 }
 
 // at returns where field f lies in e, to be read or written as
 // fieldSpecs[f].typ.goType() (init checks that it is that type; a Kind

@@ -89,6 +89,11 @@ func TestAppendJSONKnownLines(t *testing.T) {
 	if got, want := string(AppendJSON(nil, &e)), `{"kind":"phase","t":1,"proc":"chaos","inc":0}`; got != want {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
+	// An empty string is left out, even one that points somewhere.
+	e = Event{Kind: Phase, T: 1, Proc: "chaos", Phase: "drain", Host: "h1"[:0], Signal: "SIGKILL"[:0]}
+	if got, want := string(AppendJSON(nil, &e)), `{"kind":"phase","t":1,"proc":"chaos","inc":0,"phase":"drain"}`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
 }
 
 func TestRoundTripRandomStrings(t *testing.T) {
