@@ -1,8 +1,10 @@
 package history
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -97,15 +99,7 @@ func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 	}
 	for {
 		l.ws()
-		key, err := d.rawString(l)
-		if err != nil {
-			return err
-		}
-		if err := l.expect(':'); err != nil {
-			return err
-		}
-		l.ws()
-		if err := d.field(l, key, e); err != nil {
+		if err := d.member(l, e); err != nil {
 			return err
 		}
 		l.ws()
@@ -141,49 +135,88 @@ func (d *decoder) finish(l *lexer, e *Event) error {
 	return nil
 }
 
-// field parses the value of the field named key into e. Unknown fields
-// are allowed (a newer writer); their values are still checked for
-// well-formedness.
-func (d *decoder) field(l *lexer, key []byte, e *Event) error {
-	var err error
-	if f, known := fieldByKey(key); known {
-		err = d.generalValue(l, f, e)
+// member parses one "key":value member of the object into e.
+func (d *decoder) member(l *lexer, e *Event) error {
+	f, known := writerKey(l.s, l.i)
+	var key []byte
+	if known {
+		l.i += len(canonicalKeys[f])
 	} else {
-		_, err = l.skipValue()
-	}
-	if err != nil {
-		var se *syntaxError
-		if errors.As(err, &se) {
-			return &syntaxError{Col: se.Col, Msg: fmt.Sprintf("field %q: %s", key, se.Msg)}
+		var err error
+		if key, err = d.rawString(l); err != nil {
+			return err
 		}
-		return fmt.Errorf("field %q: %w", key, err)
+		if err := l.expect(':'); err != nil {
+			return err
+		}
+		f, known = fieldByKey(key)
+	}
+	l.ws()
+	if !known {
+		// Unknown fields are allowed (a newer writer); their values are
+		// still checked for well-formedness.
+		if _, err := l.skipValue(); err != nil {
+			return fieldError(string(key), err)
+		}
+		return nil
+	}
+	if err := d.generalValue(l, f, e); err != nil {
+		return fieldError(fieldSpecs[f].key, err)
 	}
 	return nil
 }
 
-// fieldByKey finds the field of a JSON key.
+// writerKey finds the field whose key is at s[i:] as the writer writes
+// it, `"key":`, without reading the key as a string: the first quote in
+// the 16 bytes after the opening one gives the key's length, which with
+// its first and last bytes leads to the one field it can be (keyTable),
+// whose key is then compared as the canonical path compares keys. Any
+// other key (escaped, spaced before its colon, unknown, too near the end
+// of s) is left to the caller.
+func writerKey(s []byte, i int) (field, bool) {
+	if len(s)-i < 17 || s[i] != '"' {
+		return 0, false
+	}
+	const quotes = 0x2222222222222222
+	n := 0
+	if m := hasZeroByte(binary.LittleEndian.Uint64(s[i+1:]) ^ quotes); m != 0 {
+		n = bits.TrailingZeros64(m) / 8
+	} else if m := hasZeroByte(binary.LittleEndian.Uint64(s[i+9:]) ^ quotes); m != 0 {
+		n = 8 + bits.TrailingZeros64(m)/8
+	}
+	if n == 0 {
+		return 0, false
+	}
+	w0 := binary.LittleEndian.Uint64(s[i:])
+	w1 := binary.LittleEndian.Uint64(s[i+8:])
+	for h := keyHash(n, s[i+1], s[i+n]); keyTable[h] != 0; h++ {
+		f := keyTable[h] - 1
+		if k := &keyWords[f]; w0&k[2] == k[0] && w1&k[3] == k[1] {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// fieldByKey finds the field of a key.
 func fieldByKey(key []byte) (field, bool) {
 	if len(key) == 0 {
 		return 0, false
 	}
-	for h := keyHash(key); ; h++ {
-		f := keyTable[h]
-		if f == 0 {
-			return 0, false
-		}
-		if string(key) == fieldSpecs[f-1].key {
-			return f - 1, true
+	for h := keyHash(len(key), key[0], key[len(key)-1]); keyTable[h] != 0; h++ {
+		if f := keyTable[h] - 1; string(key) == fieldSpecs[f].key {
+			return f, true
 		}
 	}
+	return 0, false
 }
 
-// keyTable holds each field, plus one, at its key's keyHash or in the
-// first free slot after it (0 is a free slot). A map's hash of the whole
-// key cost the general decoder more than parsing the key did; the length
-// and two of its bytes tell the keys apart nearly as well.
+// keyTable holds each field, plus one, at the keyHash of its key or in
+// the first free slot after it (0 is a free slot).
 var keyTable = func() (t [256]field) {
 	for f, spec := range fieldSpecs {
-		h := keyHash([]byte(spec.key))
+		k := spec.key
+		h := keyHash(len(k), k[0], k[len(k)-1])
 		for t[h] != 0 {
 			h++
 		}
@@ -192,8 +225,10 @@ var keyTable = func() (t [256]field) {
 	return t
 }()
 
-func keyHash(key []byte) uint8 {
-	return uint8(len(key)*7 + int(key[0])*3 + int(key[len(key)-1]))
+// keyHash hashes a key's length and its first and last bytes, which tell
+// the keys of the format nearly all apart.
+func keyHash(n int, first, last byte) uint8 {
+	return uint8(n*7 + int(first)*3 + int(last))
 }
 
 // generalValue parses the value of field f into e.
@@ -230,6 +265,15 @@ func (d *decoder) generalValue(l *lexer, f field, e *Event) error {
 		}
 	}
 	return err
+}
+
+// fieldError says which field err was found in.
+func fieldError(key string, err error) error {
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return &syntaxError{Col: se.Col, Msg: fmt.Sprintf("field %q: %s", key, se.Msg)}
+	}
+	return fmt.Errorf("field %q: %w", key, err)
 }
 
 func kindOf(d *decoder, s []byte) Kind {
