@@ -16,8 +16,11 @@ import (
 // (16 with its quotes and colon, as the canonical path matches it).
 //
 // Each path reaches a field through its offset and a switch on its
-// valueType. init checks every offset against the Go type its valueType
-// reads and writes there.
+// valueType (a function value per field, measured too, cost the encoder
+// a third more instructions: a call per field costs more than the
+// switch). init
+// checks every offset against the Go type its valueType reads and writes
+// there.
 var fieldSpecs = [...]fieldSpec{
 	{"kind", tKind, always, unsafe.Offsetof(Event{}.Kind)},
 	{"t", tTime, always, unsafe.Offsetof(Event{}.T)},
