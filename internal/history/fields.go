@@ -11,16 +11,16 @@ import (
 // writes it, and where it lies in an Event. The encoder (encode.go), the
 // general decoder (decode.go) and the canonical path (canonical.go) are
 // all driven by it: a new field is one entry here, and its line in
-// docs/history.md. The order is part of the format (the canonical path
-// expects it): a new field goes at the end. A key has at most 13 bytes
-// (16 with its quotes and colon, as the canonical path matches it).
+// docs/history.md. The canonical path expects the writer's order: keep
+// the existing fields in theirs (the histories already written follow
+// it). A key has at most 13 bytes (16 with its quotes and colon, as the
+// canonical path matches it).
 //
 // Each path reaches a field through its offset and a switch on its
 // valueType (a function value per field, measured too, cost the encoder
 // a third more instructions: a call per field costs more than the
-// switch). init
-// checks every offset against the Go type its valueType reads and writes
-// there.
+// switch). init checks every offset against the Go type its valueType
+// reads and writes there.
 var fieldSpecs = [...]fieldSpec{
 	{"kind", tKind, always, unsafe.Offsetof(Event{}.Kind)},
 	{"t", tTime, always, unsafe.Offsetof(Event{}.T)},
