@@ -146,13 +146,6 @@ type RateStep struct {
 	Rate float64       `json:"rate"`
 }
 
-// Processing cost distributions.
-const (
-	CostFixed       = "fixed"
-	CostUniform     = "uniform"
-	CostExponential = "exponential"
-)
-
 // Consumer describes the consumer group of every cell.
 type Consumer struct {
 	// Members is the initial group size; members are m1..mN.
@@ -174,16 +167,6 @@ type Consumer struct {
 	StaticMembership bool `json:"static_membership"`
 	// Properties are extra client properties, by their Kafka names.
 	Properties map[string]string `json:"properties,omitempty"`
-}
-
-// Processing is the simulated per-record processing cost.
-type Processing struct {
-	Cost time.Duration `json:"cost"`
-	// Distribution is fixed (Cost), uniform (Cost +- Jitter) or
-	// exponential (mean Cost).
-	Distribution string `json:"distribution"`
-	// Jitter is the half-width of the uniform distribution.
-	Jitter time.Duration `json:"jitter,omitempty"`
 }
 
 // Broker describes the local cluster a workload needs.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // franzBalancer returns the franz-go balancer of a strategy. For the
@@ -21,11 +22,11 @@ import (
 // assignor and its sticky balancer to uniform.
 func franzBalancer(strategy string) kgo.GroupBalancer {
 	switch strategy {
-	case Range, ConsumerRange:
+	case vocab.Range, vocab.ConsumerRange:
 		return kgo.RangeBalancer()
-	case RoundRobin:
+	case vocab.RoundRobin:
 		return kgo.RoundRobinBalancer()
-	case Sticky, ConsumerUniform:
+	case vocab.Sticky, vocab.ConsumerUniform:
 		return kgo.StickyBalancer()
 	default:
 		return kgo.CooperativeStickyBalancer()
@@ -128,7 +129,7 @@ func runFranz(ctx context.Context, s *state) error {
 		kgo.OnPartitionsRevoked(m.onRevoked),
 		kgo.OnPartitionsLost(m.onLost),
 	)
-	if ConsumerProtocol(cfg.Strategy) {
+	if vocab.IsConsumerProtocol(cfg.Strategy) {
 		opts = append(opts, kgo.ServerSideBalancer())
 	} else {
 		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout), kgo.HeartbeatInterval(cfg.HeartbeatInterval))
@@ -137,9 +138,9 @@ func runFranz(ctx context.Context, s *state) error {
 		opts = append(opts, kgo.InstanceID(cfg.Name))
 	}
 	switch cfg.Policy {
-	case PolicyAuto:
+	case vocab.PolicyAuto:
 		opts = append(opts, kgo.AutoCommitInterval(cfg.AutoCommitInterval), kgo.AutoCommitCallback(m.onAutoCommit))
-	case PolicyAutoAfterProcess:
+	case vocab.PolicyAutoAfterProcess:
 		opts = append(opts, kgo.AutoCommitMarks(), kgo.AutoCommitInterval(cfg.AutoCommitInterval), kgo.AutoCommitCallback(m.onAutoCommit))
 	default:
 		opts = append(opts, kgo.DisableAutoCommit())
@@ -171,7 +172,7 @@ func runFranz(ctx context.Context, s *state) error {
 		})
 		batch = s.filterOwned(batch)
 		if len(batch) > 0 {
-			if cfg.Policy == PolicyCommitFirst {
+			if cfg.Policy == vocab.PolicyCommitFirst {
 				m.commit(ctx, batchOffsets(batch), true)
 			}
 			if err := s.process(ctx, batch); err != nil {
@@ -203,9 +204,9 @@ func (m *franzMember) onAssigned(_ context.Context, _ *kgo.Client, ps map[string
 func (m *franzMember) onRevoked(ctx context.Context, cl *kgo.Client, ps map[string][]int32) {
 	revoked := ps[m.cfg.Topic]
 	switch m.cfg.Policy {
-	case PolicyAsyncSyncOnRevoke:
+	case vocab.PolicyAsyncSyncOnRevoke:
 		m.commit(ctx, m.takeUncommitted(revoked), true)
-	case PolicyAuto, PolicyAutoAfterProcess:
+	case vocab.PolicyAuto, vocab.PolicyAutoAfterProcess:
 		// Commit what auto-commit tracks (polled records, or the marked
 		// ones), as franz-go's default revoke callback does.
 		m.commitTracked(ctx)
@@ -223,15 +224,15 @@ func (m *franzMember) onLost(_ context.Context, _ *kgo.Client, ps map[string][]i
 // says. The history was flushed by process.
 func (m *franzMember) afterBatch(ctx context.Context) {
 	switch m.cfg.Policy {
-	case PolicyAutoAfterProcess:
+	case vocab.PolicyAutoAfterProcess:
 		// Only what was processed: a batch cut short by a stop leaves the
 		// rest unmarked.
 		m.cl.MarkCommitOffsets(m.toOffsets(m.takeUncommitted(nil)))
-	case PolicySyncBatch:
+	case vocab.PolicySyncBatch:
 		m.commit(ctx, m.takeUncommitted(nil), true)
-	case PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+	case vocab.PolicyAsyncBatch, vocab.PolicyAsyncSyncOnRevoke:
 		m.commit(ctx, m.takeUncommitted(nil), false)
-	case PolicyCommitFirst, PolicyAuto:
+	case vocab.PolicyCommitFirst, vocab.PolicyAuto:
 		m.takeUncommitted(nil)
 	}
 }
@@ -240,9 +241,9 @@ func (m *franzMember) afterBatch(ctx context.Context) {
 func (m *franzMember) finalCommit() {
 	ctx := context.Background()
 	switch m.cfg.Policy {
-	case PolicySyncBatch, PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+	case vocab.PolicySyncBatch, vocab.PolicyAsyncBatch, vocab.PolicyAsyncSyncOnRevoke:
 		m.commit(ctx, m.takeUncommitted(nil), true)
-	case PolicyAuto, PolicyAutoAfterProcess:
+	case vocab.PolicyAuto, vocab.PolicyAutoAfterProcess:
 		m.commitTracked(ctx)
 	}
 	if err := m.flush(); err != nil {
@@ -284,7 +285,7 @@ func (m *franzMember) commit(ctx context.Context, offs map[int32]int64, sync boo
 // marked ones under auto-after-process, the polled position under auto.
 func (m *franzMember) commitTracked(ctx context.Context) {
 	offs := m.cl.UncommittedOffsets()
-	if m.cfg.Policy == PolicyAutoAfterProcess {
+	if m.cfg.Policy == vocab.PolicyAutoAfterProcess {
 		offs = m.cl.MarkedOffsets()
 	}
 	m.cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Record header names, as the producer writes them (docs/history.md).
@@ -154,7 +155,7 @@ func (s *state) filterOwned(batch []record) []record {
 func (s *state) process(ctx context.Context, batch []record) error {
 	for i := range batch {
 		r := &batch[i]
-		d := s.cfg.Processing.sample(s.rng)
+		d := s.cfg.Processing.Sample(s.rng)
 		if st := s.stall.Swap(0); st > 0 {
 			s.logf("stalling %s (slow)", time.Duration(st))
 			d += time.Duration(st)
@@ -294,7 +295,7 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 		go s.readControl(control)
 	}
 	switch cfg.Client {
-	case ClientFranz:
+	case vocab.ClientFranz:
 		err = runFranz(ctx, s)
 	default:
 		err = runConfluent(ctx, s)

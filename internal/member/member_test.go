@@ -21,6 +21,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/kafkatest"
 	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 var chaosBinary string
@@ -263,14 +264,14 @@ func checkWriteAhead(t *testing.T, evs []history.Event) (commits int) {
 // that every acknowledged record was processed.
 func TestKillsNeverCommitAheadOfProcessing(t *testing.T) {
 	churn(t, []churnCase{
-		{member.CooperativeSticky, member.ClientConfluent, member.PolicyAutoAfterProcess},
-		{member.Range, member.ClientConfluent, member.PolicySyncBatch},
-		{member.RoundRobin, member.ClientConfluent, member.PolicyAsyncBatch},
-		{member.CooperativeSticky, member.ClientConfluent, member.PolicyAsyncSyncOnRevoke},
-		{member.Sticky, member.ClientFranz, member.PolicyAutoAfterProcess},
-		{member.Sticky, member.ClientFranz, member.PolicySyncBatch},
-		{member.CooperativeSticky, member.ClientFranz, member.PolicyAsyncBatch},
-		{member.Range, member.ClientFranz, member.PolicyAsyncSyncOnRevoke},
+		{vocab.CooperativeSticky, vocab.ClientConfluent, vocab.PolicyAutoAfterProcess},
+		{vocab.Range, vocab.ClientConfluent, vocab.PolicySyncBatch},
+		{vocab.RoundRobin, vocab.ClientConfluent, vocab.PolicyAsyncBatch},
+		{vocab.CooperativeSticky, vocab.ClientConfluent, vocab.PolicyAsyncSyncOnRevoke},
+		{vocab.Sticky, vocab.ClientFranz, vocab.PolicyAutoAfterProcess},
+		{vocab.Sticky, vocab.ClientFranz, vocab.PolicySyncBatch},
+		{vocab.CooperativeSticky, vocab.ClientFranz, vocab.PolicyAsyncBatch},
+		{vocab.Range, vocab.ClientFranz, vocab.PolicyAsyncSyncOnRevoke},
 	}, (*group).kill)
 }
 
@@ -279,9 +280,9 @@ func TestKillsNeverCommitAheadOfProcessing(t *testing.T) {
 // over: the final commit must not cover records the batch never reached.
 func TestStopsNeverCommitAheadOfProcessing(t *testing.T) {
 	churn(t, []churnCase{
-		{member.CooperativeSticky, member.ClientConfluent, member.PolicyAutoAfterProcess},
-		{member.CooperativeSticky, member.ClientFranz, member.PolicyAutoAfterProcess},
-		{member.Range, member.ClientFranz, member.PolicySyncBatch},
+		{vocab.CooperativeSticky, vocab.ClientConfluent, vocab.PolicyAutoAfterProcess},
+		{vocab.CooperativeSticky, vocab.ClientFranz, vocab.PolicyAutoAfterProcess},
+		{vocab.Range, vocab.ClientFranz, vocab.PolicySyncBatch},
 	}, (*group).stop)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,8 +19,10 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -81,7 +84,7 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		SchemaVersion: runfolder.SchemaVersion, Cell: c.cell.Name, Strategy: c.cell.Strategy,
 		CommitPolicy: c.cell.CommitPolicy, Client: c.cell.Client, Iteration: c.iter,
 		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
-		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: processingString(spec.Consumer.Processing),
+		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: spec.Consumer.Processing.String(),
 		Producer: producerSettings(spec.Producer),
 		Cluster:  c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
@@ -114,7 +117,7 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		return err
 	}
 	defer c.deleteTopic()
-	if member.ConsumerProtocol(c.cell.Strategy) {
+	if vocab.IsConsumerProtocol(c.cell.Strategy) {
 		c.setGroupTimings(ctx)
 		// Record what the coordinator will really apply.
 		for k, v := range c.groupTimings(ctx) {
@@ -232,10 +235,6 @@ func (c *cellRun) phase(p string) {
 	}
 }
 
-func processingString(p workloads.Processing) string {
-	return member.Processing{Cost: p.Cost, Distribution: p.Distribution, Jitter: p.Jitter}.String()
-}
-
 // consumerSettings are the effective member settings, by Kafka name.
 func (c *cellRun) consumerSettings() map[string]string {
 	cs := c.opts.Spec.Consumer
@@ -245,9 +244,10 @@ func (c *cellRun) consumerSettings() map[string]string {
 		"max.poll.records":        strconv.Itoa(cs.MaxPollRecords),
 		"auto.commit.interval.ms": ms(cs.AutoCommitInterval),
 	}
-	if member.ConsumerProtocol(c.cell.Strategy) {
+	if vocab.IsConsumerProtocol(c.cell.Strategy) {
 		out["group.protocol"] = "consumer"
-		out["group.remote.assignor"] = strings.TrimPrefix(c.cell.Strategy, "consumer-")
+		st, _ := vocab.LookupStrategy(c.cell.Strategy)
+		out["group.remote.assignor"] = st.Assignor
 		out["group.consumer.session.timeout.ms"] = ms(cs.SessionTimeout)
 		out["group.consumer.heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
 	} else {
@@ -287,32 +287,23 @@ func producerSettings(p workloads.Producer) map[string]string {
 // memberArgs is the command line of a member incarnation.
 func (c *cellRun) memberArgs(name string, inc int) []string {
 	cs := c.opts.Spec.Consumer
-	seed := c.opts.Spec.Rand("processing/" + name).Int64()
-	args := []string{"member",
-		"--name", name, "--inc", strconv.Itoa(inc), "--history-dir", c.histDir,
-		"--bootstrap", c.cluster.Bootstrap(), "--group", c.group, "--topic", c.topic,
-		"--strategy", c.cell.Strategy, "--client", c.cell.Client, "--policy", c.cell.CommitPolicy,
-		"--processing-cost", cs.Processing.Cost.String(),
-		"--processing-distribution", cs.Processing.Distribution,
-		"--processing-jitter", cs.Processing.Jitter.String(),
-		"--seed", strconv.FormatInt(seed, 10),
-		"--max-poll-records", strconv.Itoa(cs.MaxPollRecords),
-		"--session-timeout", cs.SessionTimeout.String(),
-		"--heartbeat-interval", cs.HeartbeatInterval.String(),
-		"--max-poll-interval", cs.MaxPollInterval.String(),
-		"--auto-commit-interval", cs.AutoCommitInterval.String(),
-		"--control-stdin",
+	cfg := member.Config{
+		Name: name, Inc: inc, HistoryDir: c.histDir,
+		Bootstrap: c.cluster.Bootstrap(), Props: kafkaconf.Props{}, Group: c.group, Topic: c.topic,
+		Client: c.cell.Client, Strategy: c.cell.Strategy, Policy: c.cell.CommitPolicy,
+		Processing:         cs.Processing,
+		Seed:               c.opts.Spec.Rand("processing/" + name).Int64(),
+		MaxPollRecords:     cs.MaxPollRecords,
+		SessionTimeout:     cs.SessionTimeout,
+		HeartbeatInterval:  cs.HeartbeatInterval,
+		MaxPollInterval:    cs.MaxPollInterval,
+		AutoCommitInterval: cs.AutoCommitInterval,
+		Static:             cs.StaticMembership,
+		Control:            true,
 	}
-	if cs.StaticMembership {
-		args = append(args, "--static")
-	}
-	for k, v := range c.cluster.Props() {
-		args = append(args, "-X", k+"="+v)
-	}
-	for k, v := range cs.Properties {
-		args = append(args, "-X", k+"="+v)
-	}
-	return args
+	maps.Copy(cfg.Props, c.cluster.Props())
+	maps.Copy(cfg.Props, cs.Properties)
+	return append([]string{"member"}, cfg.Args()...)
 }
 
 func (c *cellRun) createTopic(ctx context.Context) error {
