@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/keygen"
-	"github.com/chaosbench/chaosbench/internal/loadgen/pace"
+	"github.com/chaosbench/chaosbench/internal/pace"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
 )
 

@@ -27,7 +27,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/keygen"
-	"github.com/chaosbench/chaosbench/internal/loadgen/pace"
+	"github.com/chaosbench/chaosbench/internal/pace"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
 	"github.com/chaosbench/chaosbench/workloads"
 )

@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/chaosbench/chaosbench/internal/cluster"
 )
 
 // SchemaVersion is the version of run.json and cell.json.
@@ -58,9 +56,9 @@ type Cell struct {
 	// partitioner and rate.
 	Producer map[string]string `json:"producer"`
 
-	Cluster  cluster.Info `json:"cluster"`
-	Versions Versions     `json:"versions"`
-	Machine  Machine      `json:"machine"`
+	Cluster  ClusterInfo `json:"cluster"`
+	Versions Versions    `json:"versions"`
+	Machine  Machine     `json:"machine"`
 
 	Start time.Time `json:"start"`
 	// TrafficEnd is when the producer stopped; DrainEnd when every
@@ -71,6 +69,33 @@ type Cell struct {
 	DrainComplete bool      `json:"drain_complete"`
 	Complete      bool      `json:"complete"`
 	PartialReason string    `json:"partial_reason,omitempty"`
+}
+
+// ClusterInfo is the record of the cluster a cell ran against, as its
+// provider describes it (`chaos cluster status --json` prints the same).
+type ClusterInfo struct {
+	Provider     string `json:"provider"`
+	Bootstrap    string `json:"bootstrap"`
+	ClusterID    string `json:"cluster_id"`
+	Brokers      int    `json:"brokers"`
+	BrokerIDs    []int  `json:"broker_ids"`
+	Controller   int    `json:"controller"`
+	KafkaVersion string `json:"kafka_version"`
+	// BrokerSettings holds the broker configuration that shapes group
+	// behaviour (rebalance delay, session bounds, offsets topic), as set by
+	// the provider or, for an external cluster, as described by the broker.
+	BrokerSettings map[string]string `json:"broker_settings"`
+	// Nodes describes the processes of a local cluster.
+	Nodes []NodeInfo `json:"nodes,omitempty"`
+}
+
+// NodeInfo describes one broker process of a local cluster.
+type NodeInfo struct {
+	ID      int    `json:"id"`
+	PID     int    `json:"pid"`
+	Address string `json:"address"`
+	Alive   bool   `json:"alive"`
+	Log     string `json:"log"`
 }
 
 // Versions records the software a cell ran.
