@@ -16,6 +16,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Cell is one analysed cell folder.
@@ -123,7 +124,8 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 }
 
 // GroupCells groups cells by (strategy, commit policy, client), in the
-// order strategies are listed in design.md, then by policy and client;
+// report order of the vocabulary's strategies, then by commit policy and
+// client;
 // within a group, by iteration.
 func GroupCells(cells []*Cell) []*Group {
 	byKey := map[Key]*Group{}
@@ -140,17 +142,20 @@ func GroupCells(cells []*Cell) []*Group {
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Key, out[j].Key
-		if ra, rb := strategyRank(a.Strategy), strategyRank(b.Strategy); ra != rb {
+		if ra, rb := vocab.StrategyRank(a.Strategy), vocab.StrategyRank(b.Strategy); ra != rb {
 			return ra < rb
 		}
 		if a.Strategy != b.Strategy {
 			return a.Strategy < b.Strategy
 		}
-		if ra, rb := policyRank(a.CommitPolicy), policyRank(b.CommitPolicy); ra != rb {
+		if ra, rb := vocab.PolicyRank(a.CommitPolicy), vocab.PolicyRank(b.CommitPolicy); ra != rb {
 			return ra < rb
 		}
 		if a.CommitPolicy != b.CommitPolicy {
 			return a.CommitPolicy < b.CommitPolicy
+		}
+		if ra, rb := vocab.ClientRank(a.Client), vocab.ClientRank(b.Client); ra != rb {
+			return ra < rb
 		}
 		return a.Client < b.Client
 	})
@@ -160,17 +165,4 @@ func GroupCells(cells []*Cell) []*Group {
 	return out
 }
 
-var strategies = []string{"range", "roundrobin", "sticky", "cooperative-sticky", "consumer-uniform", "consumer-range"}
-var policies = []string{"auto", "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke", "commit-before-process"}
-
-func strategyRank(s string) int { return rank(strategies, s) }
-func policyRank(s string) int   { return rank(policies, s) }
-
-func rank(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return len(list)
-}
+func policyRank(s string) int { return vocab.PolicyRank(s) }
