@@ -13,6 +13,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runner"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -47,9 +48,9 @@ func runRun(args []string) error {
 func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, error) {
 	var cf cluster.Flags
 	cf.Register(fs)
-	strategies := fs.String("strategies", "", "comma-separated strategies to run (default: the workload's)")
-	policies := fs.String("commit-policies", "", "comma-separated commit policies to run (default: the workload's)")
-	clients := fs.String("clients", "", "comma-separated clients to run (default: the workload's)")
+	strategies := fs.String("strategies", "", "comma-separated strategies to run, of "+strings.Join(vocab.StrategyNames(), ", ")+" (default: the workload's)")
+	policies := fs.String("commit-policies", "", "comma-separated commit policies to run, of "+strings.Join(vocab.PolicyNames(), ", ")+" (default: the workload's)")
+	clients := fs.String("clients", "", "comma-separated clients to run, of "+strings.Join(vocab.ClientNames(), ", ")+" (default: the workload's)")
 	repeat := fs.Int("repeat", 1, "run every cell this many times (samples for `chaos compare`)")
 	resultsDir := fs.String("results", "results", "results root folder")
 	dryRun := fs.Bool("dry-run", false, "print the cells and the chaos plan, start nothing")
