@@ -192,11 +192,11 @@ func countVerdict(g *Group, v check.Verdict) int {
 // are exact too. It is computed by counting subsets per rank sum (dynamic
 // programming), which stays fast for the sample sizes of repeated runs.
 //
-// It is written here rather than taken from a statistics package because
-// the common ones (gonum's stat, benchstat's) use the normal approximation
-// or an exact table that assumes no ties; repeated cells tie often (a
-// count of 0 duplicates in every run), and with five samples a side the
-// approximation's p-value can be off by a factor of two.
+// It is written here rather than taken from a package because the Go one
+// at hand (golang.org/x/perf's, behind benchstat) is exact only without
+// ties and falls back to the normal approximation otherwise, and gonum has
+// none. Repeated cells tie often (0 duplicates in every run), and with
+// five samples a side the approximation is poor.
 func MannWhitneyP(xs, ys []float64) float64 {
 	n1, n := len(xs), len(xs)+len(ys)
 	if n1 == 0 || len(ys) == 0 {
