@@ -84,17 +84,8 @@ func LocalAvailable(LocalConfig) error {
 // StartLocal formats and starts a local cluster and waits until it is ready:
 // every broker registered and the group coordinator answering.
 func StartLocal(ctx context.Context, cfg LocalConfig) (_ *Local, err error) {
-	if cfg.Nodes == 0 {
-		cfg.Nodes = 1
-	}
-	if cfg.Nodes != 1 && cfg.Nodes != 3 {
-		return nil, fmt.Errorf("local cluster: %d nodes: expected 1 or 3", cfg.Nodes)
-	}
-	if cfg.HeapMB == 0 {
-		cfg.HeapMB = 1024
-	}
-	if cfg.ReadyTimeout == 0 {
-		cfg.ReadyTimeout = 120 * time.Second
+	if cfg, err = cfg.withDefaults(); err != nil {
+		return nil, err
 	}
 	java, err := JavaCommand()
 	if err != nil {
@@ -105,34 +96,18 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (_ *Local, err error) {
 		return nil, err
 	}
 	l := &Local{cfg: cfg, dist: dist, java: java}
-	if cfg.Dir == "" {
-		l.dir, err = os.MkdirTemp("", "chaosbench-kafka-")
-		if err != nil {
-			return nil, err
-		}
-		l.tempDir = true
-	} else {
-		l.dir, err = filepath.Abs(cfg.Dir)
-		if err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(l.dir, 0o755); err != nil {
-			return nil, err
-		}
+	if l.dir, l.tempDir, err = makeClusterDir(cfg.Dir); err != nil {
+		return nil, err
 	}
+	// From here on a failed start stops what it started and removes a
+	// temporary folder.
 	defer func() {
 		if err != nil {
 			_ = l.Close(context.Background())
 		}
 	}()
-	logDir := cfg.LogDir
-	if logDir == "" {
-		logDir = filepath.Join(l.dir, "logs")
-	}
-	if logDir, err = filepath.Abs(logDir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	logDir, err := makeLogDir(cfg.LogDir, l.dir)
+	if err != nil {
 		return nil, err
 	}
 	l.clusterID, err = newClusterID()
@@ -143,39 +118,15 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (_ *Local, err error) {
 	if err := checkReservedSettings(cfg.Settings); err != nil {
 		return nil, err
 	}
-
-	ports, err := pickPorts(cfg.Port, cfg.Nodes)
-	if err != nil {
+	if err := l.layOutNodes(logDir); err != nil {
 		return nil, err
-	}
-	for i := 0; i < cfg.Nodes; i++ {
-		id := i + 1
-		n := &localNode{
-			ID:             id,
-			Port:           ports[2*i],
-			ControllerPort: ports[2*i+1],
-			Dir:            filepath.Join(l.dir, fmt.Sprintf("node-%d", id)),
-			Log:            filepath.Join(logDir, fmt.Sprintf("node-%d.log", id)),
-		}
-		l.nodes = append(l.nodes, n)
 	}
 	for _, n := range l.nodes {
 		if err := l.writeNodeConfig(n); err != nil {
 			return nil, err
 		}
 	}
-	// Format every node's storage (in parallel: each is a JVM start).
-	var wg sync.WaitGroup
-	errs := make([]error, len(l.nodes))
-	for i, n := range l.nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = l.format(ctx, n)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := l.formatNodes(ctx); err != nil {
 		return nil, err
 	}
 	for _, n := range l.nodes {
@@ -187,9 +138,7 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (_ *Local, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, cfg.ReadyTimeout)
-	defer cancel()
-	if err := WaitReady(rctx, l.adm, l.NodeIDs(), l.allAlive); err != nil {
+	if err := l.waitReady(ctx); err != nil {
 		return nil, err
 	}
 	if cfg.Detached {
@@ -198,6 +147,96 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (_ *Local, err error) {
 		}
 	}
 	return l, nil
+}
+
+// withDefaults returns the configuration with its defaults filled in, or
+// an error for a cluster size the provider does not start.
+func (cfg LocalConfig) withDefaults() (LocalConfig, error) {
+	if cfg.Nodes == 0 {
+		cfg.Nodes = 1
+	}
+	if cfg.Nodes != 1 && cfg.Nodes != 3 {
+		return cfg, fmt.Errorf("local cluster: %d nodes: expected 1 or 3", cfg.Nodes)
+	}
+	if cfg.HeapMB == 0 {
+		cfg.HeapMB = 1024
+	}
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 120 * time.Second
+	}
+	return cfg, nil
+}
+
+// makeClusterDir creates the folder of the nodes' configuration and data:
+// dir, or a temporary folder (temp) when dir is empty.
+func makeClusterDir(dir string) (abs string, temp bool, err error) {
+	if dir == "" {
+		abs, err = os.MkdirTemp("", "chaosbench-kafka-")
+		return abs, err == nil, err
+	}
+	if abs, err = filepath.Abs(dir); err != nil {
+		return "", false, err
+	}
+	return abs, false, os.MkdirAll(abs, 0o755)
+}
+
+// makeLogDir creates the folder of the nodes' log files: logDir, or
+// clusterDir/logs when logDir is empty.
+func makeLogDir(logDir, clusterDir string) (string, error) {
+	if logDir == "" {
+		logDir = filepath.Join(clusterDir, "logs")
+	}
+	logDir, err := filepath.Abs(logDir)
+	if err != nil {
+		return "", err
+	}
+	return logDir, os.MkdirAll(logDir, 0o755)
+}
+
+// layOutNodes gives every node its id, client and controller ports, data
+// folder and log file.
+func (l *Local) layOutNodes(logDir string) error {
+	ports, err := pickPorts(l.cfg.Port, l.cfg.Nodes)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < l.cfg.Nodes; i++ {
+		id := i + 1
+		n := &localNode{
+			ID:             id,
+			Port:           ports[2*i],
+			ControllerPort: ports[2*i+1],
+			Dir:            filepath.Join(l.dir, fmt.Sprintf("node-%d", id)),
+			Log:            filepath.Join(logDir, fmt.Sprintf("node-%d.log", id)),
+		}
+		l.nodes = append(l.nodes, n)
+	}
+	return nil
+}
+
+// formatNodes formats every node's storage, in parallel: each is a JVM
+// start.
+func (l *Local) formatNodes(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(l.nodes))
+	for i, n := range l.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.format(ctx, n)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// waitReady waits, at most the ready timeout, until every node is
+// registered and the group coordinator answers; a node that exits ends
+// the wait.
+func (l *Local) waitReady(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(ctx, l.cfg.ReadyTimeout)
+	defer cancel()
+	return WaitReady(rctx, l.adm, l.NodeIDs(), l.allAlive)
 }
 
 // Bootstrap implements Cluster.

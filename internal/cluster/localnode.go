@@ -124,9 +124,7 @@ func (l *Local) StartNode(ctx context.Context, id int) error {
 	if err != nil {
 		return err
 	}
-	rctx, cancel := context.WithTimeout(ctx, l.cfg.ReadyTimeout)
-	defer cancel()
-	return WaitReady(rctx, l.adm, l.NodeIDs(), l.allAlive)
+	return l.waitReady(ctx)
 }
 
 func tailFile(path string, lines int) string {
