@@ -164,5 +164,3 @@ func GroupCells(cells []*Cell) []*Group {
 	}
 	return out
 }
-
-func policyRank(s string) int { return vocab.PolicyRank(s) }

@@ -104,6 +104,8 @@ const (
 	DefaultDrainTimeout       = 60 * time.Second
 )
 
+// applyDefaults fills in the fields the file leaves out; a field the
+// file names keeps its value, even a zero one.
 func (s *Spec) applyDefaults() {
 	if !s.set("name") {
 		base := filepath.Base(s.File)
@@ -112,6 +114,29 @@ func (s *Spec) applyDefaults() {
 	if !s.set("seed") {
 		s.Seed = DefaultSeed
 	}
+	s.applyTopicDefaults()
+	s.applyProducerDefaults()
+	s.applyConsumerDefaults()
+	if !s.set("strategies") {
+		s.Strategies = append([]string(nil), AllStrategies...)
+	}
+	if !s.set("commit_policies") {
+		s.CommitPolicies = []string{"sync-batch"}
+	}
+	if !s.set("broker.brokers") {
+		s.Broker.Brokers = 1
+	}
+	if s.Broker.Config == nil {
+		s.Broker.Config = map[string]string{}
+	}
+	if !s.set("chaos.drain_timeout") {
+		s.Chaos.DrainTimeout = DefaultDrainTimeout
+	}
+}
+
+// applyTopicDefaults fills in the topic and the records written to it
+// (keys and values).
+func (s *Spec) applyTopicDefaults() {
 	t := &s.Topic
 	if !s.set("topic.name") {
 		t.Name = s.Name
@@ -135,6 +160,10 @@ func (s *Spec) applyDefaults() {
 	if !s.set("value.size") {
 		s.Value.Size = DefaultValueSize
 	}
+}
+
+// applyProducerDefaults fills in the producer section.
+func (s *Spec) applyProducerDefaults() {
 	p := &s.Producer
 	if !s.set("producer.client") {
 		// franz-go: the faster producer here, so that the harness is never
@@ -165,6 +194,11 @@ func (s *Spec) applyDefaults() {
 	if !s.set("producer.partitioner") {
 		p.Partitioner = "murmur2"
 	}
+}
+
+// applyConsumerDefaults fills in the consumer section; a uniform
+// processing cost's jitter defaults to the cost.
+func (s *Spec) applyConsumerDefaults() {
 	c := &s.Consumer
 	if !s.set("consumer.members") {
 		c.Members = DefaultMembers
@@ -195,21 +229,6 @@ func (s *Spec) applyDefaults() {
 	}
 	if c.Properties == nil {
 		c.Properties = map[string]string{}
-	}
-	if !s.set("strategies") {
-		s.Strategies = append([]string(nil), AllStrategies...)
-	}
-	if !s.set("commit_policies") {
-		s.CommitPolicies = []string{"sync-batch"}
-	}
-	if !s.set("broker.brokers") {
-		s.Broker.Brokers = 1
-	}
-	if s.Broker.Config == nil {
-		s.Broker.Config = map[string]string{}
-	}
-	if !s.set("chaos.drain_timeout") {
-		s.Chaos.DrainTimeout = DefaultDrainTimeout
 	}
 }
 

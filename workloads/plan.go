@@ -219,125 +219,156 @@ func takes(fields []string) string {
 // step validates one step's parameters against the schedule so far and
 // resolves it.
 func (v *validator) step(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }, end time.Duration, endKnown bool) {
-	s := v.s
 	switch st.Action {
 	case ActionKill, ActionStop, ActionPause, ActionSlow, ActionRestart:
-		if !s.set(f + ".target") {
-			v.errf(f, "no target: expected target: a member name (m1, m2, ...), random or owner:<partition>")
-			return
-		}
-		target, ok := v.memberTarget(f+".target", st, sc, rng)
-		if !ok {
-			return
-		}
-		ps.Target, ps.Random = target, st.Target == "random"
-		switch st.Action {
-		case ActionKill, ActionStop:
-			if strings.HasPrefix(target, "owner:") {
-				// One of the members still alive goes; which one is known
-				// only at run time.
-				if len(sc.running()) == 1 && sc.alive() == 1 {
-					sc.members[sc.running()[0]] = dead
-				} else {
-					for _, m := range sc.running() {
-						sc.members[m] = maybeDead
-					}
-				}
-			} else {
-				sc.members[target] = dead
-			}
-		case ActionRestart:
-			if !strings.HasPrefix(target, "owner:") {
-				sc.members[target] = running
-			}
-		case ActionPause, ActionSlow:
-			if !s.set(f + ".duration") {
-				v.errf(f, "no duration: expected duration: how long the member is %s", map[string]string{ActionPause: "paused (SIGSTOP to SIGCONT)", ActionSlow: "stalled in processing"}[st.Action])
-				return
-			}
-			if st.Duration <= 0 {
-				v.errf(f+".duration", "got %v, expected a duration > 0", st.Duration)
-				return
-			}
-			ps.Duration = st.Duration
-			if st.Action == ActionSlow && st.Duration <= s.Consumer.MaxPollInterval {
-				v.warnf(f+".duration", "slow for %v does not exceed consumer.max_poll_interval (%v): the member will not be removed from the group", st.Duration, s.Consumer.MaxPollInterval)
-			}
-		}
+		v.memberStep(f, st, ps, sc, rng)
 	case ActionRollingRestart:
-		if s.set(f+".target") && st.Target != "all" {
-			v.errf(f+".target", "got %q, expected all (rolling_restart restarts every running member in turn)", st.Target)
-			return
-		}
-		ps.Target = "all"
-		if !s.set(f + ".interval") {
-			v.errf(f, "no interval: expected interval: the time between two members' restarts")
-			return
-		}
-		if st.Interval <= 0 {
-			v.errf(f+".interval", "got %v, expected a duration > 0", st.Interval)
-			return
-		}
-		ps.Interval = st.Interval
-		ps.Members = sc.running()
-		if len(ps.Members) == 0 {
-			v.errf(f, "rolling_restart with no member known to be running at %v", ps.At)
-			return
-		}
-		if last := ps.At + time.Duration(len(ps.Members)-1)*st.Interval; endKnown && last >= end {
-			v.warnf(f+".interval", "the last of %d restarts comes at %v, after the end of traffic (%v)", len(ps.Members), last, end)
-		}
+		v.rollingRestartStep(f, st, ps, sc, end, endKnown)
 	case ActionAdd:
-		n := 1
-		if s.set(f + ".count") {
-			n = st.Count
-		}
-		if n < 1 || sc.alive()+n > MaxMembers {
-			v.errf(f+".count", "got %d, expected a number of members >= 1 (the group may have at most %d)", n, MaxMembers)
-			return
-		}
-		for k := 0; k < n; k++ {
-			name := memberName(sc.next)
-			sc.next++
-			sc.members[name] = running
-			ps.Members = append(ps.Members, name)
-		}
+		v.addStep(f, st, ps, sc)
 	case ActionAddPartitions:
-		if !s.set(f + ".partitions") {
-			v.errf(f, "no partitions: expected partitions: the new total partition count")
-			return
-		}
-		if st.Partitions <= sc.partitions || st.Partitions > MaxPartitions {
-			v.errf(f+".partitions", "got %d, expected a new total above the current %d (Kafka only adds partitions) and at most %d", st.Partitions, sc.partitions, MaxPartitions)
-			return
-		}
-		sc.partitions = st.Partitions
-		ps.Partitions = st.Partitions
-		ps.Target = s.Topic.Name
+		v.addPartitionsStep(f, st, ps, sc)
 	case ActionBrokerKill, ActionBrokerRestart:
-		if sc.brokers < 3 {
-			v.errf(f+".action", "%s needs a cluster of 3 brokers: set broker.brokers: 3", st.Action)
-			return
-		}
-		id, ok := v.brokerTarget(f+".broker", st, sc, rng)
-		if !ok {
-			return
-		}
-		ps.Broker, ps.Target = id, "broker-"+strconv.Itoa(id)
-		if st.Action == ActionBrokerKill {
-			sc.brokerDown[id] = true
-			down := 0
-			for _, d := range sc.brokerDown {
-				if d {
-					down++
+		v.brokerStep(f, st, ps, sc, rng)
+	}
+}
+
+// memberStep resolves a step on one member (kill, stop, pause, slow,
+// restart) and notes in the schedule what it does to the group.
+func (v *validator) memberStep(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }) {
+	s := v.s
+	if !s.set(f + ".target") {
+		v.errf(f, "no target: expected target: a member name (m1, m2, ...), random or owner:<partition>")
+		return
+	}
+	target, ok := v.memberTarget(f+".target", st, sc, rng)
+	if !ok {
+		return
+	}
+	ps.Target, ps.Random = target, st.Target == "random"
+	switch st.Action {
+	case ActionKill, ActionStop:
+		if strings.HasPrefix(target, "owner:") {
+			// One of the members still alive goes; which one is known
+			// only at run time.
+			if len(sc.running()) == 1 && sc.alive() == 1 {
+				sc.members[sc.running()[0]] = dead
+			} else {
+				for _, m := range sc.running() {
+					sc.members[m] = maybeDead
 				}
-			}
-			if down >= 2 {
-				v.warnf(f, "%d of 3 brokers down: with min.insync.replicas 2 the acks=all producer stalls until one returns", down)
 			}
 		} else {
-			sc.brokerDown[id] = false
+			sc.members[target] = dead
 		}
+	case ActionRestart:
+		if !strings.HasPrefix(target, "owner:") {
+			sc.members[target] = running
+		}
+	case ActionPause, ActionSlow:
+		if !s.set(f + ".duration") {
+			v.errf(f, "no duration: expected duration: how long the member is %s", map[string]string{ActionPause: "paused (SIGSTOP to SIGCONT)", ActionSlow: "stalled in processing"}[st.Action])
+			return
+		}
+		if st.Duration <= 0 {
+			v.errf(f+".duration", "got %v, expected a duration > 0", st.Duration)
+			return
+		}
+		ps.Duration = st.Duration
+		if st.Action == ActionSlow && st.Duration <= s.Consumer.MaxPollInterval {
+			v.warnf(f+".duration", "slow for %v does not exceed consumer.max_poll_interval (%v): the member will not be removed from the group", st.Duration, s.Consumer.MaxPollInterval)
+		}
+	}
+}
+
+// rollingRestartStep resolves a rolling restart: every member running at
+// the time, in number order.
+func (v *validator) rollingRestartStep(f string, st Step, ps *PlannedStep, sc *schedule, end time.Duration, endKnown bool) {
+	s := v.s
+	if s.set(f+".target") && st.Target != "all" {
+		v.errf(f+".target", "got %q, expected all (rolling_restart restarts every running member in turn)", st.Target)
+		return
+	}
+	ps.Target = "all"
+	if !s.set(f + ".interval") {
+		v.errf(f, "no interval: expected interval: the time between two members' restarts")
+		return
+	}
+	if st.Interval <= 0 {
+		v.errf(f+".interval", "got %v, expected a duration > 0", st.Interval)
+		return
+	}
+	ps.Interval = st.Interval
+	ps.Members = sc.running()
+	if len(ps.Members) == 0 {
+		v.errf(f, "rolling_restart with no member known to be running at %v", ps.At)
+		return
+	}
+	if last := ps.At + time.Duration(len(ps.Members)-1)*st.Interval; endKnown && last >= end {
+		v.warnf(f+".interval", "the last of %d restarts comes at %v, after the end of traffic (%v)", len(ps.Members), last, end)
+	}
+}
+
+// addStep names the members an add step starts.
+func (v *validator) addStep(f string, st Step, ps *PlannedStep, sc *schedule) {
+	s := v.s
+	n := 1
+	if s.set(f + ".count") {
+		n = st.Count
+	}
+	if n < 1 || sc.alive()+n > MaxMembers {
+		v.errf(f+".count", "got %d, expected a number of members >= 1 (the group may have at most %d)", n, MaxMembers)
+		return
+	}
+	for k := 0; k < n; k++ {
+		name := memberName(sc.next)
+		sc.next++
+		sc.members[name] = running
+		ps.Members = append(ps.Members, name)
+	}
+}
+
+// addPartitionsStep checks the new partition count against the current one.
+func (v *validator) addPartitionsStep(f string, st Step, ps *PlannedStep, sc *schedule) {
+	s := v.s
+	if !s.set(f + ".partitions") {
+		v.errf(f, "no partitions: expected partitions: the new total partition count")
+		return
+	}
+	if st.Partitions <= sc.partitions || st.Partitions > MaxPartitions {
+		v.errf(f+".partitions", "got %d, expected a new total above the current %d (Kafka only adds partitions) and at most %d", st.Partitions, sc.partitions, MaxPartitions)
+		return
+	}
+	sc.partitions = st.Partitions
+	ps.Partitions = st.Partitions
+	ps.Target = s.Topic.Name
+}
+
+// brokerStep resolves a broker kill or restart and warns when a kill
+// leaves too few brokers for acks=all.
+func (v *validator) brokerStep(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }) {
+	if sc.brokers < 3 {
+		v.errf(f+".action", "%s needs a cluster of 3 brokers: set broker.brokers: 3", st.Action)
+		return
+	}
+	id, ok := v.brokerTarget(f+".broker", st, sc, rng)
+	if !ok {
+		return
+	}
+	ps.Broker, ps.Target = id, "broker-"+strconv.Itoa(id)
+	if st.Action == ActionBrokerKill {
+		sc.brokerDown[id] = true
+		down := 0
+		for _, d := range sc.brokerDown {
+			if d {
+				down++
+			}
+		}
+		if down >= 2 {
+			v.warnf(f, "%d of 3 brokers down: with min.insync.replicas 2 the acks=all producer stalls until one returns", down)
+		}
+	} else {
+		sc.brokerDown[id] = false
 	}
 }
 

@@ -79,18 +79,9 @@ func runAssign(args []string) error {
 	if *input == "-" && *churn == "-" {
 		return cli.Usagef("assign: --input and --churn cannot both read standard input")
 	}
-	var strategies []assign.Assignor
-	if *strategy == "all" && *churn != "" {
-		for _, n := range assign.Names() {
-			a, _ := assign.Lookup(n)
-			strategies = append(strategies, a)
-		}
-	} else {
-		a, err := assign.Lookup(*strategy)
-		if err != nil {
-			return cli.Usagef("assign: --strategy: %v", err)
-		}
-		strategies = append(strategies, a)
+	strategies, err := lookupStrategies(*strategy, *churn != "")
+	if err != nil {
+		return err
 	}
 	var group *assign.Group
 	if *input != "" {
@@ -103,12 +94,40 @@ func runAssign(args []string) error {
 	if *churn == "" {
 		return printAssignment(os.Stdout, strategies[0], group)
 	}
-	name := *churn
+	script, name, err := readScript(*churn)
+	if err != nil {
+		return cli.Usage(err)
+	}
+	return printChurn(os.Stdout, strategies, group, script, name, *asJSON, *full)
+}
+
+// lookupStrategies returns the assignor of --strategy: one, or with a
+// churn script and "all", every one.
+func lookupStrategies(strategy string, churn bool) ([]assign.Assignor, error) {
+	var strategies []assign.Assignor
+	if strategy == "all" && churn {
+		for _, n := range assign.Names() {
+			a, _ := assign.Lookup(n)
+			strategies = append(strategies, a)
+		}
+		return strategies, nil
+	}
+	a, err := assign.Lookup(strategy)
+	if err != nil {
+		return nil, cli.Usagef("assign: --strategy: %v", err)
+	}
+	return append(strategies, a), nil
+}
+
+// readScript reads the churn script at path (- for standard input) and
+// returns it with the name its errors and steps go by.
+func readScript(path string) (*assign.Script, string, error) {
+	name := path
 	var r io.Reader = os.Stdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return cli.Usage(err)
+			return nil, name, err
 		}
 		defer f.Close()
 		r = f
@@ -116,22 +135,27 @@ func runAssign(args []string) error {
 		name = "<stdin>"
 	}
 	script, err := assign.ParseScript(r, name)
-	if err != nil {
-		return cli.Usage(err)
-	}
+	return script, name, err
+}
+
+// printChurn simulates the script under every strategy and prints each
+// step's cost, as a table or (asJSON) one JSON object per step, with each
+// step's assignment when full.
+func printChurn(out io.Writer, strategies []assign.Assignor, group *assign.Group, script *assign.Script, name string, asJSON, full bool) error {
 	// Simulate everything before printing anything: a bad step prints no
 	// half of a report.
 	results := make([][]assign.StepResult, len(strategies))
 	for i, a := range strategies {
-		res, err := assign.Simulate(a, group, script, name, *full)
+		res, err := assign.Simulate(a, group, script, name, full)
 		if err != nil {
 			return cli.Usage(err)
 		}
 		results[i] = res
 	}
-	w := bufio.NewWriter(os.Stdout)
+	w := bufio.NewWriter(out)
 	for i, a := range strategies {
-		if *asJSON {
+		var err error
+		if asJSON {
 			err = printChurnJSON(w, a, results[i])
 		} else {
 			err = printChurnTable(w, a, results[i], i > 0)

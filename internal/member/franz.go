@@ -102,13 +102,54 @@ type franzMember struct {
 func runFranz(ctx context.Context, s *state) error {
 	cfg := s.cfg
 	m := &franzMember{state: s}
-	opts, err := cfg.Props.FranzOpts()
+	opts, err := m.clientOpts()
 	if err != nil {
 		return err
 	}
+	m.cl, err = kgo.NewClient(opts...)
+	if err != nil {
+		return fmt.Errorf("franz-go client: %w", err)
+	}
+
+	var runErr error
+	var batch []record
+	for ctx.Err() == nil {
+		var closed bool
+		if batch, closed = m.pollBatch(ctx, batch[:0]); closed {
+			break
+		}
+		batch = s.filterOwned(batch)
+		if len(batch) > 0 {
+			if cfg.Policy == vocab.PolicyCommitFirst {
+				m.commit(ctx, batchOffsets(batch), true)
+			}
+			if err := s.process(ctx, batch); err != nil {
+				runErr = err
+				m.cl.AllowRebalance()
+				break
+			}
+			m.afterBatch(ctx)
+		}
+		m.cl.AllowRebalance()
+	}
+	s.stopping()
+	m.finalCommit()
+	// Leaving the group runs onRevoked one last time (recorded there).
+	m.cl.CloseAllowingRebalance()
+	return runErr
+}
+
+// clientOpts are the client's options: the -X properties, the group, the
+// strategy's balancer, the timings and the commit policy's auto-commit.
+func (m *franzMember) clientOpts() ([]kgo.Opt, error) {
+	cfg := m.cfg
+	opts, err := cfg.Props.FranzOpts()
+	if err != nil {
+		return nil, err
+	}
 	consumerOpts, err := franzConsumerOpts(cfg.Props)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	opts = append(opts, consumerOpts...)
 	opts = append(opts,
@@ -145,50 +186,30 @@ func runFranz(ctx context.Context, s *state) error {
 	default:
 		opts = append(opts, kgo.DisableAutoCommit())
 	}
-	m.cl, err = kgo.NewClient(opts...)
-	if err != nil {
-		return fmt.Errorf("franz-go client: %w", err)
-	}
+	return opts, nil
+}
 
-	var runErr error
-	var batch []record
-	for ctx.Err() == nil {
-		fs := m.cl.PollRecords(ctx, cfg.MaxPollRecords)
-		if fs.IsClientClosed() {
-			break
-		}
-		fs.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.Canceled) {
-				m.logf("fetch %s/%d: %v", t, p, err)
-			}
-		})
-		batch = batch[:0]
-		fs.EachRecord(func(r *kgo.Record) {
-			rec := record{partition: r.Partition, offset: r.Offset, key: string(r.Key), recordT: r.Timestamp.UnixNano()}
-			for _, h := range r.Headers {
-				rec.setHeader(h.Key, h.Value)
-			}
-			batch = append(batch, rec)
-		})
-		batch = s.filterOwned(batch)
-		if len(batch) > 0 {
-			if cfg.Policy == vocab.PolicyCommitFirst {
-				m.commit(ctx, batchOffsets(batch), true)
-			}
-			if err := s.process(ctx, batch); err != nil {
-				runErr = err
-				m.cl.AllowRebalance()
-				break
-			}
-			m.afterBatch(ctx)
-		}
-		m.cl.AllowRebalance()
+// pollBatch polls up to max.poll.records records and appends them to
+// batch; closed reports that the client was closed. Fetch errors are
+// logged (a cancelled poll's are not).
+func (m *franzMember) pollBatch(ctx context.Context, batch []record) (_ []record, closed bool) {
+	fs := m.cl.PollRecords(ctx, m.cfg.MaxPollRecords)
+	if fs.IsClientClosed() {
+		return batch, true
 	}
-	s.stopping()
-	m.finalCommit()
-	// Leaving the group runs onRevoked one last time (recorded there).
-	m.cl.CloseAllowingRebalance()
-	return runErr
+	fs.EachError(func(t string, p int32, err error) {
+		if !errors.Is(err, context.Canceled) {
+			m.logf("fetch %s/%d: %v", t, p, err)
+		}
+	})
+	fs.EachRecord(func(r *kgo.Record) {
+		rec := record{partition: r.Partition, offset: r.Offset, key: string(r.Key), recordT: r.Timestamp.UnixNano()}
+		for _, h := range r.Headers {
+			rec.setHeader(h.Key, h.Value)
+		}
+		batch = append(batch, rec)
+	})
+	return batch, false
 }
 
 func (m *franzMember) groupMeta() (string, int32) {

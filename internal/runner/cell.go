@@ -65,6 +65,81 @@ func (c *cellRun) clearLine() string { return c.opts.clearLine() }
 // start; it is marked complete only at the end.
 func (c *cellRun) run(ctx context.Context) (err error) {
 	spec := c.opts.Spec
+	if err := c.prepare(); err != nil {
+		return err
+	}
+	defer c.closeRecord(ctx, &err)
+
+	c.kcl, err = cluster.NewClient(c.cluster.Bootstrap(), c.cluster.Props())
+	if err != nil {
+		return err
+	}
+	c.adm = kadm.NewClient(c.kcl)
+	defer c.kcl.Close()
+	if err := c.createTopic(ctx); err != nil {
+		return err
+	}
+	defer c.deleteTopic()
+	if vocab.IsConsumerProtocol(c.cell.Strategy) {
+		c.applyGroupTimings(ctx)
+	}
+
+	c.hist, err = history.Create(c.histDir, "chaos", 0)
+	if err != nil {
+		return err
+	}
+	defer c.hist.Close()
+
+	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.logf)
+	// Whatever happens, no member outlives the cell.
+	defer func() {
+		if ctx.Err() != nil {
+			c.fleet.killAll()
+		} else {
+			c.fleet.stopAll(30 * time.Second)
+		}
+	}()
+	if err := c.startGroup(ctx); err != nil {
+		return err
+	}
+
+	plog, err := os.OpenFile(filepath.Join(c.dir, "logs", "producer-0.0.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer plog.Close()
+	c.prod, err = newProducer(spec, c.topic, c.cluster, c.histDir, c.dir, plog)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := c.prod.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+
+	t0 := time.Now()
+	c.phase("warmup")
+	// Steady state begins after the warmup.
+	steady := time.AfterFunc(spec.Chaos.Warmup, func() { c.phase("steady") })
+	defer steady.Stop()
+	if err := c.traffic(ctx, t0); err != nil {
+		return err
+	}
+	c.phase("drain")
+	drained, err := c.drain(ctx, t0)
+	c.record.DrainEnd = time.Now().UTC()
+	c.record.DrainComplete = drained
+	if err != nil {
+		return err
+	}
+	return c.stop(t0, drained)
+}
+
+// prepare names the cell's topic and group, creates its folders and saves
+// its record, partial until closeRecord.
+func (c *cellRun) prepare() error {
+	spec := c.opts.Spec
 	// A topic (and group) of its own per run: a topic or committed
 	// offsets left by an earlier run, on an external cluster, must not
 	// leak into this one.
@@ -89,57 +164,41 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		Cluster:  c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
-	if err := c.saveRecord(); err != nil {
-		return err
-	}
-	defer func() {
-		c.record.End = time.Now().UTC()
-		c.record.Complete = err == nil
-		c.record.PartialReason = ""
-		if err != nil {
-			c.record.PartialReason = err.Error()
-			if ctx.Err() != nil {
-				c.record.PartialReason = "interrupted: " + context.Cause(ctx).Error()
-			}
-		}
-		if serr := c.saveRecord(); serr != nil && err == nil {
-			err = serr
-		}
-	}()
+	return c.saveRecord()
+}
 
-	c.kcl, err = cluster.NewClient(c.cluster.Bootstrap(), c.cluster.Props())
+// closeRecord saves the record at the cell's end: complete when *errp is
+// nil, else partial with the reason (the interruption, when ctx ended). A
+// failure to save becomes the cell's error.
+func (c *cellRun) closeRecord(ctx context.Context, errp *error) {
+	err := *errp
+	c.record.End = time.Now().UTC()
+	c.record.Complete = err == nil
+	c.record.PartialReason = ""
 	if err != nil {
-		return err
-	}
-	c.adm = kadm.NewClient(c.kcl)
-	defer c.kcl.Close()
-	if err := c.createTopic(ctx); err != nil {
-		return err
-	}
-	defer c.deleteTopic()
-	if vocab.IsConsumerProtocol(c.cell.Strategy) {
-		c.setGroupTimings(ctx)
-		// Record what the coordinator will really apply.
-		for k, v := range c.groupTimings(ctx) {
-			c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
-		}
-	}
-
-	c.hist, err = history.Create(c.histDir, "chaos", 0)
-	if err != nil {
-		return err
-	}
-	defer c.hist.Close()
-
-	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.logf)
-	// Whatever happens, no member outlives the cell.
-	defer func() {
+		c.record.PartialReason = err.Error()
 		if ctx.Err() != nil {
-			c.fleet.killAll()
-		} else {
-			c.fleet.stopAll(30 * time.Second)
+			c.record.PartialReason = "interrupted: " + context.Cause(ctx).Error()
 		}
-	}()
+	}
+	if serr := c.saveRecord(); serr != nil && err == nil {
+		*errp = serr
+	}
+}
+
+// applyGroupTimings sets a consumer-protocol group's session timeout and
+// heartbeat interval and records what the coordinator will really apply.
+func (c *cellRun) applyGroupTimings(ctx context.Context) {
+	c.setGroupTimings(ctx)
+	for k, v := range c.groupTimings(ctx) {
+		c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
+	}
+}
+
+// startGroup starts the members and waits until they own every partition
+// between them.
+func (c *cellRun) startGroup(ctx context.Context) error {
+	spec := c.opts.Spec
 	c.phase("start")
 	for i := 1; i <= spec.Consumer.Members; i++ {
 		if err := c.fleet.start(ctx, "m"+strconv.Itoa(i)); err != nil {
@@ -151,24 +210,14 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		return err
 	}
 	c.logf("group formed in %s", time.Since(formed).Round(time.Millisecond))
+	return nil
+}
 
-	plog, err := os.OpenFile(filepath.Join(c.dir, "logs", "producer-0.0.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer plog.Close()
-	c.prod, err = newProducer(spec, c.topic, c.cluster, c.histDir, c.dir, plog)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := c.prod.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-
-	t0 := time.Now()
-	c.phase("warmup")
+// traffic runs the producer and, beside it, the chaos steps (t0 being
+// traffic start), printing the progress every second, until the producer
+// is done. It returns once the steps are done too: a pause may outlast the
+// traffic. An interruption stops the producer and waits for both.
+func (c *cellRun) traffic(ctx context.Context, t0 time.Time) error {
 	pctx, stopTraffic := context.WithCancel(ctx)
 	defer stopTraffic()
 	prodDone := make(chan error, 1)
@@ -180,9 +229,6 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		defer steps.Done()
 		c.runSteps(ctx, t0)
 	}()
-	// Steady state begins after the warmup.
-	steady := time.AfterFunc(spec.Chaos.Warmup, func() { c.phase("steady") })
-	defer steady.Stop()
 
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -206,13 +252,12 @@ traffic:
 		return fmt.Errorf("producer: %w", prodErr)
 	}
 	steps.Wait() // a pause may outlast the traffic: let it finish
-	c.phase("drain")
-	drained, err := c.drain(ctx, t0)
-	c.record.DrainEnd = time.Now().UTC()
-	c.record.DrainComplete = drained
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// stop ends a drained (or timed-out) cell: every member closed gracefully,
+// and the chaos steps that failed make the cell fail.
+func (c *cellRun) stop(t0 time.Time, drained bool) error {
 	c.phase("done")
 	c.fleet.stopAll(30 * time.Second)
 	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])
