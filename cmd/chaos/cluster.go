@@ -171,7 +171,7 @@ func clusterStatus(args []string) error {
 	dir := fs.String("dir", defaultClusterDir(), "folder given to `cluster up`")
 	bootstrap := fs.String("bootstrap", "", "describe this external cluster instead (default $KAFKA_BOOTSTRAP)")
 	var props kafkaconf.Flag
-	fs.Var(&props, "X", "client property key=value for an external cluster, repeatable (as kcat -X)")
+	props.Register(fs)
 	asJSON := fs.Bool("json", false, "print JSON: bootstrap, cluster_id, brokers, kafka_version, broker_settings, ...")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
