@@ -22,6 +22,9 @@ func runMember(args []string) error {
 	if fs.NArg() > 0 {
 		return cli.Usagef("unexpected arguments %v", fs.Args())
 	}
+	if err := c.ReadEnv(); err != nil {
+		return cli.Usage(err)
+	}
 	// SIGTERM (and Ctrl-C) is a graceful close; SIGKILL is a crash.
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()

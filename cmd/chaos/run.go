@@ -11,6 +11,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runner"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -75,9 +76,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 			return "", cli.Usage(err)
 		}
 	}
-	spec, err := workloads.Load(fs.Arg(0))
+	spec, err := cli.LoadWorkload(fs.Arg(0))
 	if err != nil {
-		return "", cli.Usage(err)
+		return "", err
 	}
 	if err := spec.Override(ov); err != nil {
 		return "", cli.Usage(err)
@@ -96,8 +97,11 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	}
 	for _, c := range cells {
 		if err := member.CheckClient(c.Client, c.Strategy, spec.Consumer.StaticMembership, props); err != nil {
-			return "", cli.Usagef("%s: cell %s (consumer.static_membership, consumer.properties, -X): %v", spec.File, c.Name, err)
+			return "", cli.Usagef("%s: cell %s (consumer.static_membership, consumer.properties, -X, -F): %v", spec.File, c.Name, err)
 		}
+	}
+	if err := loadgen.CheckClient(spec, cf.Props.Props); err != nil {
+		return "", cli.Usagef("%s: producer (producer.client %s, -X, -F): %v", spec.File, spec.Producer.Client, err)
 	}
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s\n", w)

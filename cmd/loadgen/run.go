@@ -191,7 +191,7 @@ func parseRun(args []string, stderr io.Writer) (*runFlags, *workloads.Spec, erro
 	if err := f.cluster.Check(); err != nil {
 		return nil, nil, cli.Usage(err)
 	}
-	if err := loadgen.CheckProps(f.cluster.Props.Props); err != nil {
+	if err := loadgen.CheckClient(s, f.cluster.Props.Props); err != nil {
 		return nil, nil, cli.Usage(err)
 	}
 	return f, s, nil

@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"syscall"
 
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -105,9 +107,33 @@ func ParseWorkload(fs *flag.FlagSet, args []string) (*workloads.Spec, error) {
 		fs.Usage()
 		return nil, Usagef("expected one workload file, got %d arguments", fs.NArg())
 	}
-	s, err := workloads.Load(fs.Arg(0))
+	return LoadWorkload(fs.Arg(0))
+}
+
+// LoadWorkload loads a workload file (workloads.Load) and refuses a
+// secret in it (kafkaconf.IsSecret: a password, a key, a JAAS
+// configuration in consumer.properties or broker.config): the file is
+// copied into every results folder it runs, and often committed. Secrets
+// come from -F FILE or -X instead. Every error is bad input.
+func LoadWorkload(path string) (*workloads.Spec, error) {
+	s, err := workloads.Load(path)
 	if err != nil {
 		return nil, Usage(err)
+	}
+	for _, sec := range []struct {
+		field string
+		props map[string]string
+	}{{"consumer.properties", s.Consumer.Properties}, {"broker.config", s.Broker.Config}} {
+		keys := make([]string, 0, len(sec.props))
+		for k := range sec.props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if kafkaconf.IsSecret(k) {
+				return nil, Usagef("%s: %s.%s: a secret in a workload file would be copied into every results folder: give it with -F FILE (a .properties file) or -X instead", path, sec.field, k)
+			}
+		}
 	}
 	return s, nil
 }

@@ -72,10 +72,41 @@ type confluent struct {
 	done    chan struct{}
 }
 
-func newConfluent(p *Producer) (*confluent, error) {
-	pr := p.spec.Producer
+// CheckClient refuses, before anything starts, client properties the
+// workload's producer client cannot apply: those the workload sets
+// (CheckProps), for confluent what librdkafka refuses when a producer is
+// made (without brokers: nothing connects), for franz what its options
+// cannot express. The messages name the property and the client.
+func CheckClient(s *workloads.Spec, props kafkaconf.Props) error {
+	if err := CheckProps(props); err != nil {
+		return err
+	}
+	switch s.Producer.Client {
+	case workloads.ClientConfluent:
+		if err := props.CheckLibrdkafka(); err != nil {
+			return err
+		}
+		cm := confluentConfig(Config{Spec: s, Props: props, Proc: "check", MaxOutstanding: 1, DeliveryTimeout: time.Minute})
+		cm["bootstrap.servers"] = ""
+		cm["log_level"] = 0 // no warning about the missing brokers on stderr
+		kp, err := kafka.NewProducer(&cm)
+		if err != nil {
+			return fmt.Errorf("producer client confluent: %w", err)
+		}
+		kp.Close()
+	case workloads.ClientFranz:
+		if _, err := franzConnection(props); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// confluentConfig is the librdkafka configuration of the producer.
+func confluentConfig(cfg Config) kafka.ConfigMap {
+	pr := cfg.Spec.Producer
 	cm := kafka.ConfigMap{}
-	for k, v := range p.cfg.Props {
+	for k, v := range cfg.Props {
 		cm[k] = v
 	}
 	acks := pr.Acks
@@ -83,19 +114,19 @@ func newConfluent(p *Producer) (*confluent, error) {
 		acks = "-1"
 	}
 	for k, v := range map[string]kafka.ConfigValue{
-		"bootstrap.servers":                     p.cfg.Bootstrap,
-		"client.id":                             p.cfg.Proc,
+		"bootstrap.servers":                     cfg.Bootstrap,
+		"client.id":                             cfg.Proc,
 		"acks":                                  acks,
 		"enable.idempotence":                    pr.Idempotence,
 		"max.in.flight.requests.per.connection": pr.MaxInFlight,
 		"linger.ms":                             int(pr.Linger / time.Millisecond),
 		"batch.size":                            pr.BatchSize,
 		"compression.type":                      pr.Compression,
-		"message.timeout.ms":                    int(p.cfg.DeliveryTimeout / time.Millisecond),
+		"message.timeout.ms":                    int(cfg.DeliveryTimeout / time.Millisecond),
 		// librdkafka counts a record until the delivery report event that
 		// holds it (a whole batch) is destroyed, after the report reached
 		// us: leave room above MaxOutstanding, which bounds the records.
-		"queue.buffering.max.messages": 2*p.cfg.MaxOutstanding + 10000,
+		"queue.buffering.max.messages": 2*cfg.MaxOutstanding + 10000,
 		// Reports carry the partition, offset and error; the key and
 		// value are known from the record itself.
 		"go.delivery.report.fields": "none",
@@ -104,6 +135,11 @@ func newConfluent(p *Producer) (*confluent, error) {
 	} {
 		cm[k] = v
 	}
+	return cm
+}
+
+func newConfluent(p *Producer) (*confluent, error) {
+	cm := confluentConfig(p.cfg)
 	kp, err := kafka.NewProducer(&cm)
 	if err != nil {
 		return nil, fmt.Errorf("confluent producer: %w", err)
@@ -258,14 +294,9 @@ type franz struct {
 
 func newFranz(p *Producer) (*franz, error) {
 	pr := p.spec.Producer
-	opts, err := p.cfg.Props.FranzOpts()
+	opts, err := franzConnection(p.cfg.Props)
 	if err != nil {
 		return nil, err
-	}
-	for k := range p.cfg.Props {
-		if _, ok := p.cfg.Props.Connection()[k]; !ok {
-			return nil, fmt.Errorf("-X %s: the franz client takes connection properties only (security, SASL, TLS, client.id)", k)
-		}
 	}
 	opts = append(opts,
 		kgo.SeedBrokers(strings.Split(p.cfg.Bootstrap, ",")...),
@@ -300,6 +331,23 @@ func newFranz(p *Producer) (*franz, error) {
 		return nil, fmt.Errorf("franz producer: %w", err)
 	}
 	return &franz{p: p, cl: cl, topic: p.topic}, nil
+}
+
+// franzConnection returns the franz producer's options from the
+// properties, which may only be connection-level ones: how a producer
+// behaves is the workload's producer section.
+func franzConnection(props kafkaconf.Props) ([]kgo.Opt, error) {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !kafkaconf.IsConnectionKey(k) {
+			return nil, fmt.Errorf("-X %s: producer client franz: it takes connection properties only (security, SASL, TLS, client.id)", k)
+		}
+	}
+	return props.FranzOpts()
 }
 
 func (f *franz) name() string { return workloads.ClientFranz }

@@ -6,11 +6,13 @@
 package member
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -106,7 +108,9 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 }
 
 // Args renders c as the member's flags (every flag, so that the member's
-// own defaults never decide a run), client properties last, sorted.
+// own defaults never decide a run), client properties last, sorted. Secret
+// properties (kafkaconf.IsSecret) are left out: they go through the
+// environment (Env).
 func (c Config) Args() []string {
 	fs := flag.NewFlagSet("member", flag.ContinueOnError)
 	c.Flags(fs)
@@ -116,10 +120,58 @@ func (c Config) Args() []string {
 			args = append(args, "--"+f.Name+"="+f.Value.String())
 		}
 	})
-	for _, k := range slices.Sorted(maps.Keys(c.Props)) {
-		args = append(args, "-X", k+"="+c.Props[k])
+	public := c.Props.Public()
+	for _, k := range slices.Sorted(maps.Keys(public)) {
+		args = append(args, "-X", k+"="+public[k])
 	}
 	return args
+}
+
+// SecretsEnv is the environment variable through which a member gets its
+// secret client properties (kafkaconf.IsSecret), as a JSON object. They
+// stay off its command line, which every user of the host can read
+// (/proc/<pid>/cmdline, ps) and which logs and records quote. A process's
+// environment is readable by its own user alone, and it leaves nothing
+// behind when the harness is killed, as a file of secrets would; a
+// launcher of Kubernetes pods would set it from a Secret.
+const SecretsEnv = "CHAOSBENCH_MEMBER_SECRETS"
+
+// Env returns the environment entries the member needs besides Args: its
+// secret properties under SecretsEnv (nothing when it has none).
+func (c Config) Env() []string {
+	secrets := c.Props.Secrets()
+	if len(secrets) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(secrets)
+	if err != nil {
+		return nil // a map of strings always marshals
+	}
+	return []string{SecretsEnv + "=" + string(b)}
+}
+
+// ReadEnv adds the secret properties found in the environment (Env) to c,
+// and clears the variable, so that nothing this process starts inherits
+// it. A property on the command line keeps its value.
+func (c *Config) ReadEnv() error {
+	v, ok := os.LookupEnv(SecretsEnv)
+	if !ok {
+		return nil
+	}
+	os.Unsetenv(SecretsEnv)
+	var secrets map[string]string
+	if err := json.Unmarshal([]byte(v), &secrets); err != nil {
+		return fmt.Errorf("%s: expected a JSON object of properties", SecretsEnv)
+	}
+	if c.Props == nil && len(secrets) > 0 {
+		c.Props = kafkaconf.Props{}
+	}
+	for k, val := range secrets {
+		if _, set := c.Props[k]; !set {
+			c.Props[k] = val
+		}
+	}
+	return nil
 }
 
 // ParseArgs reads a member's flags (as Args renders them) over Defaults.
@@ -237,9 +289,13 @@ func (c *Config) fillDefaults() {
 
 // CheckClient rejects what a client cannot do with a strategy: static
 // membership under the consumer protocol on franz-go, client properties
-// a member on that client cannot apply. The chaos driver calls it for
-// every cell before a run starts; a member calls it before it starts.
+// a member on that client cannot apply (for confluent, librdkafka's own
+// verdict on the member's whole configuration). The chaos driver calls it
+// for every cell before a run starts; a member calls it before it starts.
 func CheckClient(client, strategy string, static bool, props kafkaconf.Props) error {
+	if client == vocab.ClientConfluent {
+		return checkConfluent(strategy, static, props)
+	}
 	if client != vocab.ClientFranz {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package member
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -100,5 +101,42 @@ func TestArgsRoundTrip(t *testing.T) {
 	}
 	if got, err := ParseArgs(nil); err != nil || !reflect.DeepEqual(got, def) {
 		t.Errorf("no arguments: %+v, %v; want the defaults", got, err)
+	}
+}
+
+// A member's secret properties never reach its command line (readable by
+// every user of the host, quoted by logs): they go through its
+// environment, which ReadEnv takes back and clears.
+func TestSecretsStayOffTheCommandLine(t *testing.T) {
+	c := Defaults()
+	c.Name, c.Props = "m1", kafkaconf.Props{"sasl.password": "hunter2", "ssl.key.password": "k=v", "sasl.username": "alice"}
+	args := strings.Join(c.Args(), " ")
+	if strings.Contains(args, "hunter2") || strings.Contains(args, "k=v") || !strings.Contains(args, "sasl.username=alice") {
+		t.Errorf("args %s: want the user name, and no secret", args)
+	}
+	env := c.Env()
+	if len(env) != 1 || !strings.HasPrefix(env[0], SecretsEnv+"=") || !strings.Contains(env[0], "hunter2") {
+		t.Fatalf("env %q", env)
+	}
+	got, err := ParseArgs(c.Args())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(SecretsEnv, strings.TrimPrefix(env[0], SecretsEnv+"="))
+	if err := got.ReadEnv(); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Props, c.Props) {
+		t.Errorf("props after ReadEnv %v, want %v", got.Props, c.Props)
+	}
+	if _, set := os.LookupEnv(SecretsEnv); set {
+		t.Error("ReadEnv left the variable set")
+	}
+	if (Config{Props: kafkaconf.Props{"sasl.username": "u"}}).Env() != nil {
+		t.Error("Env without secrets is not empty")
+	}
+	t.Setenv(SecretsEnv, "not json hunter2")
+	if err := got.ReadEnv(); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("bad variable: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -47,6 +48,28 @@ func confluentConfig(cfg *Config) kafka.ConfigMap {
 		conf[k] = v
 	}
 	return conf
+}
+
+// checkConfluent makes (and closes) a consumer with the configuration a
+// member of this strategy would have, without brokers: librdkafka checks
+// every property's name and value, and loads TLS material, when a client
+// is made, so a property it would refuse is refused before a run starts,
+// in its words.
+func checkConfluent(strategy string, static bool, props kafkaconf.Props) error {
+	if err := props.CheckLibrdkafka(); err != nil {
+		return err
+	}
+	cfg := Defaults()
+	cfg.Name, cfg.Group, cfg.Strategy, cfg.Static, cfg.Props = "check", "check", strategy, static, props
+	conf := confluentConfig(&cfg)
+	conf["bootstrap.servers"] = ""
+	conf["log_level"] = 0 // no warning about the missing brokers on stderr
+	c, err := kafka.NewConsumer(&conf)
+	if err != nil {
+		return fmt.Errorf("client confluent: %w", err)
+	}
+	c.Close()
+	return nil
 }
 
 type confluentMember struct {

@@ -28,7 +28,9 @@ type Run struct {
 	End           time.Time `json:"end,omitzero"`
 	Complete      bool      `json:"complete"`
 	PartialReason string    `json:"partial_reason,omitempty"`
-	Command       []string  `json:"command"`
+	// Command is the command line, with the value of every secret
+	// property masked as "***".
+	Command []string `json:"command"`
 }
 
 // Cell is cell.json: the environment record of one cell.
@@ -55,6 +57,9 @@ type Cell struct {
 	// there is one (acks, enable.idempotence, ...), plus its client,
 	// partitioner and rate.
 	Producer map[string]string `json:"producer"`
+	// ClientProperties are the properties every client of the cell got
+	// (-X, -F: security settings, mostly), secrets masked as "***".
+	ClientProperties map[string]string `json:"client_properties,omitempty"`
 
 	Cluster  ClusterInfo `json:"cluster"`
 	Versions Versions    `json:"versions"`

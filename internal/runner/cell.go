@@ -90,7 +90,7 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 	}
 	defer c.hist.Close()
 
-	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.logf)
+	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.memberConfig("", 0).Env(), c.logf)
 	// Whatever happens, no member outlives the cell.
 	defer func() {
 		if ctx.Err() != nil {
@@ -160,7 +160,7 @@ func (c *cellRun) prepare() error {
 		CommitPolicy: c.cell.CommitPolicy, Client: c.cell.Client, Iteration: c.iter,
 		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
 		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: spec.Consumer.Processing.String(),
-		Producer: producerSettings(spec.Producer),
+		Producer: producerSettings(spec.Producer), ClientProperties: c.cluster.Props().Redacted(),
 		Cluster:  c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
@@ -304,7 +304,7 @@ func (c *cellRun) consumerSettings() map[string]string {
 	if cs.StaticMembership {
 		out["group.instance.id"] = "<member name>"
 	}
-	for k, v := range cs.Properties {
+	for k, v := range kafkaconf.Props(cs.Properties).Redacted() {
 		out[k] = v
 	}
 	return out
@@ -329,8 +329,15 @@ func producerSettings(p workloads.Producer) map[string]string {
 	}
 }
 
-// memberArgs is the command line of a member incarnation.
+// memberArgs is the command line of a member incarnation; its secret
+// properties go through the environment (member.Config.Env).
 func (c *cellRun) memberArgs(name string, inc int) []string {
+	cfg := c.memberConfig(name, inc)
+	return append([]string{"member"}, cfg.Args()...)
+}
+
+// memberConfig is the configuration of a member incarnation.
+func (c *cellRun) memberConfig(name string, inc int) member.Config {
 	cs := c.opts.Spec.Consumer
 	cfg := member.Config{
 		Name: name, Inc: inc, HistoryDir: c.histDir,
@@ -348,7 +355,7 @@ func (c *cellRun) memberArgs(name string, inc int) []string {
 	}
 	maps.Copy(cfg.Props, c.cluster.Props())
 	maps.Copy(cfg.Props, cs.Properties)
-	return append([]string{"member"}, cfg.Args()...)
+	return cfg
 }
 
 func (c *cellRun) createTopic(ctx context.Context) error {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/version"
@@ -45,7 +46,8 @@ type Options struct {
 	Binary string
 	// Out receives the plan, the progress lines and the end summary.
 	Out io.Writer
-	// Command is the command line, recorded in run.json.
+	// Command is the command line, recorded in run.json with the value of
+	// every secret property masked.
 	Command []string
 	// Launcher starts member processes (default: local child processes).
 	Launcher launcher.Launcher
@@ -236,7 +238,7 @@ func runStamp(started time.Time) string {
 // partial until the run ends.
 func newRunRecord(o *Options) runfolder.Run {
 	run := runfolder.Run{SchemaVersion: runfolder.SchemaVersion, Workload: o.Spec.Name, WorkloadFile: o.Spec.File,
-		Seed: o.Spec.Seed, Repeat: o.Repeat, Start: time.Now().UTC(), Command: o.Command}
+		Seed: o.Spec.Seed, Repeat: o.Repeat, Start: time.Now().UTC(), Command: kafkaconf.RedactArgs(o.Command)}
 	for _, c := range o.Cells {
 		for k := 0; k < o.Repeat; k++ {
 			run.Cells = append(run.Cells, cellFolder(c, k, o.Repeat))
