@@ -158,7 +158,7 @@ func (f failOn) check(v check.Verdict) error {
 
 func runAnalyze(args []string) error {
 	fs := cli.NewFlagSet("analyze", os.Stderr)
-	fs.Usage = func() { fmt.Fprint(os.Stderr, analyzeUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), analyzeUsage); fs.PrintDefaults() }
 	var cf checkFlags
 	cf.register(fs)
 	fail := failOn("invalid")

@@ -92,7 +92,7 @@ func metricNames() string {
 
 func runCompare(args []string) error {
 	fs := cli.NewFlagSet("compare", os.Stderr)
-	fs.Usage = func() { fmt.Fprintf(os.Stderr, compareUsage, metricNames()); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), compareUsage, metricNames()); fs.PrintDefaults() }
 	alpha := fs.Float64("alpha", 0.05, "significance level of the rank test")
 	th := thresholds{}
 	fs.Var(th, "threshold", "NAME=VALUE: how much worse a metric may get before a significant change is a regression; VALUE is 20% (relative), 500 (absolute, in the metric's unit) or both (20%,500); NAME default sets the others' (default 10%); repeatable")

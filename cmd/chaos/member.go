@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
@@ -16,6 +17,20 @@ func runMember(args []string) error {
 	fs := cli.NewFlagSet("chaos member", os.Stderr)
 	c := member.Defaults()
 	c.Flags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `usage: chaos member [flags]
+
+One consumer-group member process, as the chaos driver starts it
+(docs/members.md): it joins the group, processes records at the given
+cost, commits per the policy and records what it sees in its history.
+SIGTERM closes it gracefully; its standard input takes control commands
+with --control-stdin. Secret client properties come in the environment
+variable %s (a JSON object), not with -X.
+
+Flags:
+`, member.SecretsEnv)
+		fs.PrintDefaults()
+	}
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}

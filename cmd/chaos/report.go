@@ -29,7 +29,7 @@ func init() {
 
 func runReport(args []string) error {
 	fs := cli.NewFlagSet("report", os.Stderr)
-	fs.Usage = func() { fmt.Fprint(os.Stderr, reportUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), reportUsage); fs.PrintDefaults() }
 	var cf checkFlags
 	cf.register(fs)
 	reanalyze := fs.Bool("reanalyze", false, "run the checkers again on every cell, even those with a summary.json")

@@ -40,7 +40,7 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	to := fs.Int("to", 0, "a partition count to compare key movement to (default: the workload's add_partitions steps, else twice the partitions)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadgen plan [--to N] [--json] WORKLOAD\n\nPredicts, from the workload's key distribution, the share of traffic of every partition under its\npartitioner, and for a partition count change P to P' the fraction of keys (and of traffic) that\nmove under each partitioner.")
+		fmt.Fprintln(fs.Output(), "usage: loadgen plan [--to N] [--json] WORKLOAD\n\nPredicts, from the workload's key distribution, the share of traffic of every partition under its\npartitioner, and for a partition count change P to P' the fraction of keys (and of traffic) that\nmove under each partitioner.")
 		fs.PrintDefaults()
 	}
 	s, err := cli.ParseWorkload(fs, args)

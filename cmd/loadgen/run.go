@@ -152,7 +152,7 @@ func parseRun(args []string, stderr io.Writer) (*runFlags, *workloads.Spec, erro
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadgen run [flags] WORKLOAD\n\nProduces the workload's traffic (topic, keys, value, producer sections) to a Kafka cluster: an\nexisting one (--bootstrap, -X), or a local one started for the run. Every delivery report becomes\na `produced` event in OUT/history/producer-0.0.jsonl; latencies go to OUT/producer.hlog.")
+		fmt.Fprintln(fs.Output(), "usage: loadgen run [flags] WORKLOAD\n\nProduces the workload's traffic (topic, keys, value, producer sections) to a Kafka cluster: an\nexisting one (--bootstrap, -X), or a local one started for the run. Every delivery report becomes\na `produced` event in OUT/history/producer-0.0.jsonl; latencies go to OUT/producer.hlog.")
 		fs.PrintDefaults()
 	}
 	s, err := cli.ParseWorkload(fs, args)

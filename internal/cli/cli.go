@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
@@ -49,13 +50,11 @@ func Usage(err error) error {
 }
 
 // Exit prints err (if any) prefixed by the command name and exits with the
-// matching status.
+// matching status. Help asked for (-h, --help: flag.ErrHelp) is no error:
+// the usage was printed, the status is 0.
 func Exit(name string, err error) {
-	if err == nil {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		os.Exit(ExitOK)
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(ExitUsage)
 	}
 	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 	var ue *UsageError
@@ -86,15 +85,70 @@ func NewFlagSet(name string, w io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// Parse parses args into fs, turning flag errors into usage errors.
+// Parse parses args into fs. Flags may come before, between or after the
+// positional arguments (chaos run workloads/default.yaml --strategies
+// sticky), as Kafka's tools and most command lines take them; "--" ends
+// the flags, and "-" alone is an argument (standard input).
+//
+// -h or --help prints the usage to standard output and returns
+// flag.ErrHelp (Exit makes it status 0). A flag error prints the usage to
+// fs's output and returns a *UsageError, which Exit prints once, last.
 func Parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return Usage(err)
+	flags, positional, complete := interleave(fs, args)
+	if complete {
+		flags = append(append(flags, "--"), positional...)
 	}
-	return nil
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package would print the error, then the usage
+	err := fs.Parse(flags)
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		if out == os.Stderr {
+			fs.SetOutput(os.Stdout) // help asked for is output, not an error
+		}
+		fs.Usage()
+		fs.SetOutput(out)
+		return err
+	}
+	fs.Usage()
+	return Usage(err)
+}
+
+// interleave moves the flags of args (with their values) before the
+// positional arguments. complete is false when the last flag lacks its
+// value: then only the flags are worth parsing, for the error.
+func interleave(fs *flag.FlagSet, args []string) (flags, positional []string, complete bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(positional, args[i+1:]...), true
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // an unknown flag: Parse names it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 == len(args) {
+			return flags, positional, false
+		}
+		i++
+		flags = append(flags, args[i])
+	}
+	return flags, positional, true
 }
 
 // ParseWorkload parses a command's flags and its one argument, a workload
