@@ -10,8 +10,12 @@ LOADGEN  := $(BIN)/loadgen
 
 all: build
 
+# The version the binaries report (--version, cell.json) when the Go
+# toolchain records no version control information (internal/version).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "-X github.com/chaosbench/chaosbench/internal/version.stamp=$(VERSION)" -o $(BIN)/ ./cmd/...
 
 $(CHAOS): build
 
