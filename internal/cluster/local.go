@@ -41,6 +41,9 @@ type LocalConfig struct {
 	Detached bool
 	// ReadyTimeout bounds start-up, default 120s.
 	ReadyTimeout time.Duration
+	// Listeners are client listeners besides PLAINTEXT (TLS, SASL), each
+	// on a port of its own (ListenerBootstrap).
+	Listeners []Listener
 }
 
 // Local is a cluster of real Kafka processes on loopback.
@@ -65,6 +68,8 @@ type localNode struct {
 	Dir            string `json:"dir"`
 	Log            string `json:"log"`
 	PID            int    `json:"pid"`
+	// ListenerPorts are the ports of LocalConfig.Listeners, in order.
+	ListenerPorts []int `json:"listener_ports,omitempty"`
 
 	proc *procutil.Proc // nil when attached from state.json
 }
@@ -116,6 +121,9 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (_ *Local, err error) {
 	}
 	l.settings = DefaultLocalSettings(cfg.Nodes).Merge(cfg.Settings)
 	if err := checkReservedSettings(cfg.Settings); err != nil {
+		return nil, err
+	}
+	if err := checkListeners(cfg.Listeners); err != nil {
 		return nil, err
 	}
 	if err := l.layOutNodes(logDir); err != nil {
@@ -196,7 +204,7 @@ func makeLogDir(logDir, clusterDir string) (string, error) {
 // layOutNodes gives every node its id, client and controller ports, data
 // folder and log file.
 func (l *Local) layOutNodes(logDir string) error {
-	ports, err := pickPorts(l.cfg.Port, l.cfg.Nodes)
+	ports, extra, err := pickPortsExtra(l.cfg.Port, l.cfg.Nodes, len(l.cfg.Listeners))
 	if err != nil {
 		return err
 	}
@@ -208,6 +216,7 @@ func (l *Local) layOutNodes(logDir string) error {
 			ControllerPort: ports[2*i+1],
 			Dir:            filepath.Join(l.dir, fmt.Sprintf("node-%d", id)),
 			Log:            filepath.Join(logDir, fmt.Sprintf("node-%d.log", id)),
+			ListenerPorts:  extra[i*len(l.cfg.Listeners) : (i+1)*len(l.cfg.Listeners)],
 		}
 		l.nodes = append(l.nodes, n)
 	}

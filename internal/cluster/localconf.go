@@ -64,15 +64,14 @@ func (l *Local) writeNodeConfig(n *localNode) error {
 	fmt.Fprintf(&b, "# written by chaosbench's local provider\n")
 	fmt.Fprintf(&b, "process.roles=broker,controller\nnode.id=%d\n", n.ID)
 	fmt.Fprintf(&b, "controller.quorum.voters=%s\n", l.voters())
-	fmt.Fprintf(&b, "listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d\n", n.Port, n.ControllerPort)
-	fmt.Fprintf(&b, "advertised.listeners=PLAINTEXT://127.0.0.1:%d\n", n.Port)
-	b.WriteString("controller.listener.names=CONTROLLER\ninter.broker.listener.name=PLAINTEXT\n")
-	b.WriteString("listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT\n")
+	b.WriteString(l.listenerConfig(n))
 	fmt.Fprintf(&b, "log.dirs=%s\n", filepath.Join(n.Dir, "data"))
 	for _, k := range l.settings.Keys() {
 		fmt.Fprintf(&b, "%s=%s\n", k, l.settings[k])
 	}
-	if err := os.WriteFile(filepath.Join(n.Dir, "server.properties"), []byte(b.String()), 0o644); err != nil {
+	// Readable by this user alone: a listener's settings may hold
+	// passwords (a key store's, a JAAS configuration's).
+	if err := os.WriteFile(filepath.Join(n.Dir, "server.properties"), []byte(b.String()), 0o600); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(n.Dir, "log4j2.properties"), []byte(log4jConfig), 0o644)
@@ -139,7 +138,16 @@ func newClusterID() (string, error) {
 // controller port at 2i+1. With base != 0 the client ports are base,
 // base+1, ...; all other ports are free ones chosen by the kernel.
 func pickPorts(base, n int) ([]int, error) {
+	ports, _, err := pickPortsExtra(base, n, 0)
+	return ports, err
+}
+
+// pickPortsExtra is pickPorts, and n*extra more free ports (the extra
+// listeners' ports), all held open until every one is chosen so that no
+// two are the same.
+func pickPortsExtra(base, n, extra int) ([]int, []int, error) {
 	ports := make([]int, 2*n)
+	more := make([]int, n*extra)
 	var hold []net.Listener
 	defer func() {
 		for _, l := range hold {
@@ -159,22 +167,29 @@ func pickPorts(base, n int) ([]int, error) {
 			p := base + i
 			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 			if err != nil {
-				return nil, fmt.Errorf("port %d for node %d: %w", p, i+1, err)
+				return nil, nil, fmt.Errorf("port %d for node %d: %w", p, i+1, err)
 			}
 			hold = append(hold, ln)
 			ports[2*i] = p
 		} else {
 			p, err := free()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ports[2*i] = p
 		}
 		p, err := free()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ports[2*i+1] = p
 	}
-	return ports, nil
+	for i := range more {
+		p, err := free()
+		if err != nil {
+			return nil, nil, err
+		}
+		more[i] = p
+	}
+	return ports, more, nil
 }
