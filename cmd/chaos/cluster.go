@@ -229,8 +229,8 @@ Flags:
 	if *asJSON {
 		return printJSON(info)
 	}
-	fmt.Printf("provider:      %s\nbootstrap:     %s\ncluster id:    %s\nbrokers:       %d %v (controller %d)\nkafka version: %s\n",
-		info.Provider, info.Bootstrap, info.ClusterID, info.Brokers, info.BrokerIDs, info.Controller, info.KafkaVersion)
+	fmt.Printf("provider:      %s\nbootstrap:     %s\ncluster id:    %s\nbrokers:       %d %v (controller %d)\nkafka version: %s (the broker reports %s)\n",
+		info.Provider, info.Bootstrap, info.ClusterID, info.Brokers, info.BrokerIDs, info.Controller, info.KafkaVersion, info.BrokerVersion)
 	for _, n := range info.Nodes {
 		fmt.Printf("node %d:        pid %d, %s, alive %v, log %s\n", n.ID, n.PID, n.Address, n.Alive, n.Log)
 	}

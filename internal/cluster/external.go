@@ -40,10 +40,17 @@ func (e *External) Bootstrap() string { return e.bootstrap }
 // Props implements Cluster.
 func (e *External) Props() kafkaconf.Props { return e.props }
 
-// Info implements Cluster. The Kafka version is franz-go's guess from the
-// API versions the broker supports.
+// Info implements Cluster. The Kafka version is what the broker reports
+// (BrokerVersion): nothing else is known of a cluster chaosbench did not
+// start.
 func (e *External) Info(ctx context.Context) (Info, error) {
-	info := Info{Provider: ProviderExternal, Bootstrap: e.bootstrap}
+	return e.info(ctx, ProviderExternal, "")
+}
+
+// info describes the cluster as provider; kafka is the Kafka version the
+// provider knows it runs ("": the broker's report).
+func (e *External) info(ctx context.Context, provider, kafka string) (Info, error) {
+	info := Info{Provider: provider, Bootstrap: e.bootstrap, KafkaVersion: kafka}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	err := describe(ctx, e.adm, &info)

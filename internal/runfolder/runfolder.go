@@ -79,13 +79,20 @@ type Cell struct {
 // ClusterInfo is the record of the cluster a cell ran against, as its
 // provider describes it (`chaos cluster status --json` prints the same).
 type ClusterInfo struct {
-	Provider     string `json:"provider"`
-	Bootstrap    string `json:"bootstrap"`
-	ClusterID    string `json:"cluster_id"`
-	Brokers      int    `json:"brokers"`
-	BrokerIDs    []int  `json:"broker_ids"`
-	Controller   int    `json:"controller"`
+	Provider   string `json:"provider"`
+	Bootstrap  string `json:"bootstrap"`
+	ClusterID  string `json:"cluster_id"`
+	Brokers    int    `json:"brokers"`
+	BrokerIDs  []int  `json:"broker_ids"`
+	Controller int    `json:"controller"`
+	// KafkaVersion is the Kafka release: the one the provider runs (the
+	// local provider's jars, the docker provider's image), else what the
+	// broker reports.
 	KafkaVersion string `json:"kafka_version"`
+	// BrokerVersion is what the broker itself reports, whatever the
+	// provider: its API versions as franz-go reads them ("v4.4", or "at
+	// least v4.4" for a release newer than franz-go knows).
+	BrokerVersion string `json:"broker_version,omitempty"`
 	// BrokerSettings holds the broker configuration that shapes group
 	// behaviour (rebalance delay, session bounds, offsets topic), as set by
 	// the provider or, for an external cluster, as described by the broker.

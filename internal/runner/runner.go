@@ -191,8 +191,8 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if err != nil {
 		return res, fmt.Errorf("cluster: %w", err)
 	}
-	fmt.Fprintf(o.Out, "cluster: %s, Kafka %s, %d broker(s) at %s (ready in %s)\n",
-		info.Provider, info.KafkaVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(o.Out, "cluster: %s, Kafka %s (the broker reports %s), %d broker(s) at %s (ready in %s)\n",
+		info.Provider, info.KafkaVersion, info.BrokerVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
 
 	return res, runCells(ctx, &o, plan, dir, stamp, c, info)
 }
