@@ -24,6 +24,9 @@ type Cell struct {
 	Dir string // the cell folder
 	Rel string // its path relative to the run folder
 	S   *check.Summary
+	// Record is the cell's cell.json: where it ran (machine, cluster,
+	// versions). Nil for a cell built in code.
+	Record *runfolder.Cell
 }
 
 // Key identifies the cells that are repetitions of one another.
@@ -116,7 +119,11 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 			return nil, err
 		}
 		rel, _ := filepath.Rel(dir, d)
-		r.Cells = append(r.Cells, &Cell{Dir: d, Rel: rel, S: s})
+		c := &Cell{Dir: d, Rel: rel, S: s}
+		if rec, err := runfolder.ReadCell(d); err == nil {
+			c.Record = &rec
+		}
+		r.Cells = append(r.Cells, c)
 		r.Verdict = check.Worst(r.Verdict, s.Verdict)
 	}
 	r.Groups = GroupCells(r.Cells)

@@ -26,7 +26,9 @@ regression too. Significance needs iterations: with 5 per side the
 smallest possible p is 0.008, with 3 it is 0.1.
 
 Cells without summary.json are analysed first. Prints the comparison as
-Markdown (and writes it to -o).
+Markdown (and writes it to -o; as JSON to -json). Says plainly when the
+baseline and the candidate ran on different machines (cores, CPU model,
+memory) or clusters (provider, Kafka release).
 
 Exit status: 0 without regression, 1 with one, 2 on bad input.
 
@@ -97,6 +99,7 @@ func runCompare(args []string) error {
 	th := thresholds{}
 	fs.Var(th, "threshold", "NAME=VALUE: how much worse a metric may get before a significant change is a regression; VALUE is 20% (relative), 500 (absolute, in the metric's unit) or both (20%,500); NAME default sets the others' (default 10%); repeatable")
 	out := fs.String("o", "", "also write the comparison (Markdown) to this file")
+	jsonOut := fs.String("json", "", "also write the comparison as JSON to this file: per metric both sides' median, min, max, quartiles and samples, the change, the p-value and the verdict, and whether the machines differ")
 	var cf checkFlags
 	cf.register(fs)
 	if err := cli.Parse(fs, args); err != nil {
@@ -148,6 +151,15 @@ func runCompare(args []string) error {
 	}
 	if *out != "" {
 		if err := runfolder.WriteFile(*out, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	if *jsonOut != "" {
+		var j bytes.Buffer
+		if err := report.WriteComparisonJSON(&j, c); err != nil {
+			return err
+		}
+		if err := runfolder.WriteFile(*jsonOut, j.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -60,7 +60,7 @@ func TestParseInterleaves(t *testing.T) {
 func TestLoadWorkloadRefusesSecrets(t *testing.T) {
 	dir := t.TempDir()
 	for name, body := range map[string]string{
-		"consumer.properties.sasl.password": "duration: 1m\nconsumer:\n  properties: {sasl.password: hunter2}\n",
+		"consumer.properties.sasl.password":                   "duration: 1m\nconsumer:\n  properties: {sasl.password: hunter2}\n",
 		"broker.config.listener.name.x.ssl.keystore.password": "duration: 1m\nbroker:\n  config: {listener.name.x.ssl.keystore.password: hunter2}\n",
 	} {
 		path := filepath.Join(dir, "w.yaml")

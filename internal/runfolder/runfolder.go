@@ -119,12 +119,17 @@ type Versions struct {
 	Chaosbench string `json:"chaosbench"`
 }
 
-// Machine records where a cell ran.
+// Machine records where a cell ran. A measurement belongs to its machine:
+// chaos compare says when a baseline and a candidate come from different
+// ones (cores, CPU model, memory, OS and architecture).
 type Machine struct {
 	Hostname string `json:"hostname"`
 	OS       string `json:"os"`
 	Arch     string `json:"arch"`
 	CPUs     int    `json:"cpus"`
+	// CPUModel is the processor's name as the kernel reports it (Linux:
+	// the first "model name" of /proc/cpuinfo); empty where unknown.
+	CPUModel string `json:"cpu_model,omitempty"`
 	MemBytes uint64 `json:"mem_bytes"`
 	Kernel   string `json:"kernel"`
 }

@@ -161,7 +161,7 @@ func (c *cellRun) prepare() error {
 		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
 		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: spec.Consumer.Processing.String(),
 		Producer: producerSettings(spec.Producer), ClientProperties: c.cluster.Props().Redacted(),
-		Cluster:  c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
+		Cluster: c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
 	return c.saveRecord()

@@ -318,7 +318,7 @@ func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
 // machine describes this host.
 func machine() runfolder.Machine {
 	host, _ := os.Hostname()
-	m := runfolder.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+	m := runfolder.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), CPUModel: cpuModel()}
 	var si syscall.Sysinfo_t
 	if syscall.Sysinfo(&si) == nil {
 		m.MemBytes = uint64(si.Totalram) * uint64(si.Unit)
@@ -328,6 +328,29 @@ func machine() runfolder.Machine {
 		m.Kernel = utsString(un.Release[:])
 	}
 	return m
+}
+
+// cpuModel returns the processor's name from /proc/cpuinfo ("model name",
+// or "Processor"/"CPU part" lines on some ARM kernels), "" if there is
+// none.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "model name", "Processor", "cpu model":
+			if v = strings.Join(strings.Fields(v), " "); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 func utsString(b []int8) string {
