@@ -139,8 +139,9 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 		summaryTable(e, gs)
 	}
 	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
+	writeMermaid(e, r.Groups)
 	if plotDir != "" {
-		e.printf("Figures: ")
+		e.printf("Figures in the results folder (PNG and SVG; report.html embeds them): ")
 		for i, f := range sideBySideFigures {
 			if i > 0 {
 				e.printf(" · ")
