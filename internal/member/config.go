@@ -260,7 +260,10 @@ func (c *Config) validate() error {
 	if c.HeartbeatInterval >= c.SessionTimeout {
 		bad("--heartbeat-interval %s: expected less than --session-timeout %s", c.HeartbeatInterval, c.SessionTimeout)
 	}
-	if err := CheckClient(c.Client, c.Strategy, c.Static, c.Props); err != nil {
+	// The member's own check leaves out making a librdkafka client: it is
+	// about to make the real one, which says the same, and a restart
+	// should not wait for two.
+	if err := checkClient(c.Client, c.Strategy, c.Static, c.Props, false); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -293,7 +296,16 @@ func (c *Config) fillDefaults() {
 // verdict on the member's whole configuration). The chaos driver calls it
 // for every cell before a run starts; a member calls it before it starts.
 func CheckClient(client, strategy string, static bool, props kafkaconf.Props) error {
+	return checkClient(client, strategy, static, props, true)
+}
+
+// checkClient is CheckClient; withLibrdkafka makes a librdkafka client to
+// check a confluent member's configuration.
+func checkClient(client, strategy string, static bool, props kafkaconf.Props, withLibrdkafka bool) error {
 	if client == vocab.ClientConfluent {
+		if !withLibrdkafka {
+			return props.CheckLibrdkafka()
+		}
 		return checkConfluent(strategy, static, props)
 	}
 	if client != vocab.ClientFranz {

@@ -140,3 +140,22 @@ func TestSecretsStayOffTheCommandLine(t *testing.T) {
 		t.Errorf("bad variable: %v", err)
 	}
 }
+
+// What a confluent member could not apply is refused before a run,
+// naming the property and the client, in librdkafka's words.
+func TestCheckClientConfluent(t *testing.T) {
+	for props, want := range map[string]kafkaconf.Props{
+		"-X sasl.jaas.config: client confluent":        {"sasl.jaas.config": "x", "sasl.username": "u"},
+		"client confluent":                             {"security.protocol": "SSL", "ssl.ca.location": "/nonexistent/ca.pem"},
+		"sasl.mechanism=OAUTHBEARER: client confluent": {"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER"},
+		"-X no.such.property: client confluent":        {"no.such.property": "1"},
+	} {
+		err := CheckClient(vocab.ClientConfluent, vocab.Range, false, want)
+		if err == nil || !strings.Contains(err.Error(), props) {
+			t.Errorf("%v: %v, want an error with %q", want, err, props)
+		}
+	}
+	if err := CheckClient(vocab.ClientConfluent, vocab.ConsumerRange, false, kafkaconf.Props{"fetch.wait.max.ms": "100", "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "u", "sasl.password": "p"}); err != nil {
+		t.Errorf("good properties refused: %v", err)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -59,17 +61,35 @@ func checkConfluent(strategy string, static bool, props kafkaconf.Props) error {
 	if err := props.CheckLibrdkafka(); err != nil {
 		return err
 	}
-	cfg := Defaults()
-	cfg.Name, cfg.Group, cfg.Strategy, cfg.Static, cfg.Props = "check", "check", strategy, static, props
-	conf := confluentConfig(&cfg)
-	conf["bootstrap.servers"] = ""
-	conf["log_level"] = 0 // no warning about the missing brokers on stderr
-	c, err := kafka.NewConsumer(&conf)
-	if err != nil {
-		return fmt.Errorf("client confluent: %w", err)
+	try := func(props kafkaconf.Props) error {
+		cfg := Defaults()
+		cfg.Name, cfg.Group, cfg.Strategy, cfg.Static, cfg.Props = "check", "check", strategy, static, props
+		conf := confluentConfig(&cfg)
+		conf["bootstrap.servers"] = ""
+		conf["log_level"] = 0 // no warning about the missing brokers on stderr
+		c, err := kafka.NewConsumer(&conf)
+		if err != nil {
+			return err
+		}
+		c.Close()
+		return nil
 	}
-	c.Close()
-	return nil
+	err := try(props)
+	if err == nil {
+		return nil
+	}
+	// librdkafka does not always name the property it refuses ("Java JAAS
+	// configuration is not supported"): find the one without which it
+	// accepts the rest.
+	keys := slices.Sorted(maps.Keys(props))
+	for _, k := range keys {
+		rest := props.Clone()
+		delete(rest, k)
+		if try(rest) == nil {
+			return fmt.Errorf("-X %s: client confluent: %w", k, err)
+		}
+	}
+	return fmt.Errorf("client confluent: %w", err)
 }
 
 type confluentMember struct {
