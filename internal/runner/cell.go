@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +34,8 @@ type cellRun struct {
 	iter    int
 	cluster cluster.Cluster
 	info    cluster.Info
-	dir     string
+	dir     string // the cell's folder
+	runDir  string // the run's folder
 	plan    Plan
 	stamp   string // the run's start time and tag, yyyymmddThhmmssZ-xxxxxx
 
@@ -161,10 +163,26 @@ func (c *cellRun) prepare() error {
 		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
 		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: spec.Consumer.Processing.String(),
 		Producer: producerSettings(spec.Producer), ClientProperties: c.cluster.Props().Redacted(),
-		Cluster: c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
+		Cluster: c.clusterRecord(), Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
 	return c.saveRecord()
+}
+
+// clusterRecord is the cluster as cell.json records it: a node's log
+// inside the run folder is named relative to the run folder (results are
+// copied between machines, and a path of the machine that ran them says
+// nothing there).
+func (c *cellRun) clusterRecord() runfolder.ClusterInfo {
+	info := c.info
+	run := c.runDir
+	info.Nodes = slices.Clone(info.Nodes)
+	for i, n := range info.Nodes {
+		if rel, err := filepath.Rel(run, n.Log); err == nil && filepath.IsAbs(n.Log) && !strings.HasPrefix(rel, "..") {
+			info.Nodes[i].Log = rel
+		}
+	}
+	return info
 }
 
 // closeRecord saves the record at the cell's end: complete when *errp is

@@ -273,7 +273,7 @@ func runCells(ctx context.Context, o *Options, plan Plan, dir, stamp string, c c
 				return fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
 			}
 			cr := &cellRun{opts: o, cell: cell, iter: k, cluster: c, info: info,
-				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), plan: plan,
+				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), runDir: dir, plan: plan,
 				stamp: stamp}
 			if err := cr.run(ctx); err != nil {
 				if ctx.Err() != nil {
