@@ -113,11 +113,15 @@ type analyzer struct {
 
 	tl   timeline
 	dup  dupState
-	loss lossState
 	ord  orderState
 	ovl  overlapState
 	lat  latencyState
 	skew skewState
+
+	// checkers are the metrics, in the order their results are written;
+	// hooks lists them per hook (checker.go).
+	checkers []checker
+	hooks    hooks
 }
 
 // Analyze runs every checker over one cell's history in a single pass.
@@ -214,6 +218,18 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	for i := 0; i < cell.Partitions; i++ {
 		a.part(int32(i))
 	}
+	a.checkers = []checker{
+		resultOnly(a.pauseResult),
+		resultOnly(a.recoveryResult),
+		resultOnly(a.duplicatesResult),
+		&lossCheck{a: a},
+		resultOnly(a.orderingResult),
+		resultOnly(a.overlapResult),
+		resultOnly(a.skewResult),
+		resultOnly(a.movementResult),
+		resultOnly(a.latencyResult),
+	}
+	a.hooks = hooksOf(a.checkers)
 	return a
 }
 
@@ -307,6 +323,9 @@ func (a *analyzer) processed(e *history.Event) {
 		p.holders = append(p.holders, m)
 		a.setOwner(p, m, e.T)
 	}
+	for _, h := range a.hooks.processed {
+		h.processed(p, m, e, first)
+	}
 	if p.owner == m {
 		if pp := p.pause; pp != nil && !a.shutdown {
 			a.closePause(pp, e.T, false, m)
@@ -320,8 +339,6 @@ func (a *analyzer) processed(e *history.Event) {
 	}
 	if !first {
 		a.duplicate(p, m, e)
-	} else if a.drainEndT > 0 && e.T > a.drainEndT {
-		a.loss.late++
 	}
 	a.ord.observe(a, p, m, e, first, zombie)
 }
@@ -496,15 +513,9 @@ func (a *analyzer) finish() *Summary {
 	}
 	s.Timeline = a.tl.result()
 	a.finishDisruptions(s)
-	a.pauseResult(s)
-	a.recoveryResult(s)
-	a.duplicatesResult(s)
-	a.lossResult(s)
-	a.orderingResult(s)
-	a.overlapResult(s)
-	a.skewResult(s)
-	a.movementResult(s)
-	a.latencyResult(s)
+	for _, c := range a.checkers {
+		c.result(s)
+	}
 	a.verdict(s)
 	return s
 }

@@ -1,21 +1,36 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
 
-// Loss (design.md, "Loss"): an acknowledged produced record never
+	"github.com/chaosbench/chaosbench/internal/history"
+)
+
+// Loss (docs/summary.md, `loss`): an acknowledged produced record never
 // processed by the end of the drain. Lost records are told apart by where
 // they are: skipped (below an offset of their partition that was
 // processed: the group moved past them) or tail (above every processed
 // offset: never reached). A tail is loss only if the drain completed;
-// otherwise the records may simply not have been consumed yet.
-type lossState struct {
+// otherwise the records may simply not have been consumed yet. The
+// offsets acknowledged and processed are the model's (partition.acked,
+// partition.processed); this checker counts only the late records.
+type lossCheck struct {
+	a *analyzer
+	// late counts records first processed after the drain ended.
 	late int64
 }
 
-func (a *analyzer) lossResult(s *Summary) {
+func (c *lossCheck) processed(p *partition, m *member, e *history.Event, first bool) {
+	if first && c.a.drainEndT > 0 && e.T > c.a.drainEndT {
+		c.late++
+	}
+}
+
+func (c *lossCheck) result(s *Summary) {
+	a := c.a
 	r := &s.Loss
 	r.Acknowledged = a.stats.Acked
-	r.Late = a.loss.late
+	r.Late = c.late
 	var ex []Example
 	for _, p := range a.parts {
 		top := p.processed.max()

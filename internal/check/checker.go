@@ -1,0 +1,49 @@
+package check
+
+import "github.com/chaosbench/chaosbench/internal/history"
+
+// A checker is one metric of the summary: its own state, fed by the pass
+// through the hooks below that it implements, and its part of the summary
+// once the history has ended. It reads the group model (model.go) and
+// never changes it.
+type checker interface {
+	// result writes the checker's part of s. The disruptions' rows are
+	// there already (model.disruptionRows); the checkers run in the
+	// order of newCheckers, and a checker that reads another's part of s
+	// comes after it.
+	result(s *Summary)
+}
+
+// The hooks. A checker implements those it needs and nothing else; the
+// pass keeps, per hook, the list of the checkers that implement it, so
+// that an event costs one direct call per interested checker.
+
+// processedHook sees every processed event of a known partition: after
+// the model took in its offset (first: the offset's first processing)
+// and, in a history without assignment events, the ownership it implies;
+// before it ends p's pause (pause.go). A record that ends a pause was
+// processed inside it.
+type processedHook interface {
+	processed(p *partition, m *member, e *history.Event, first bool)
+}
+
+// resultOnly is a checker that is still a function of the analyzer, with
+// its state in it.
+type resultOnly func(s *Summary)
+
+func (f resultOnly) result(s *Summary) { f(s) }
+
+// hooks are the checkers' hooks, each a list in checker order.
+type hooks struct {
+	processed []processedHook
+}
+
+func hooksOf(cs []checker) hooks {
+	var h hooks
+	for _, c := range cs {
+		if x, ok := c.(processedHook); ok {
+			h.processed = append(h.processed, x)
+		}
+	}
+	return h
+}
