@@ -112,7 +112,6 @@ type analyzer struct {
 	lastJoin *member
 
 	tl   timeline
-	dup  dupState
 	ord  orderState
 	ovl  overlapState
 	lat  latencyState
@@ -210,7 +209,6 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	}
 	a.stats.ByKind = map[string]int64{}
 	a.tl.init(int64(opts.BinWidth), opts.MaxBins)
-	a.dup.init()
 	a.ord.init()
 	a.ovl.init()
 	a.lat.init()
@@ -221,7 +219,7 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	a.checkers = []checker{
 		resultOnly(a.pauseResult),
 		resultOnly(a.recoveryResult),
-		resultOnly(a.duplicatesResult),
+		newDuplicatesCheck(a),
 		&lossCheck{a: a},
 		resultOnly(a.orderingResult),
 		resultOnly(a.overlapResult),
@@ -336,9 +334,6 @@ func (a *analyzer) processed(e *history.Event) {
 		}
 	} else if pp := p.last; pp != nil && pp.from == m {
 		pp.extra++ // the old owner still processing: it can be redelivered too
-	}
-	if !first {
-		a.duplicate(p, m, e)
 	}
 	a.ord.observe(a, p, m, e, first, zombie)
 }

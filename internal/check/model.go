@@ -96,7 +96,6 @@ type pause struct {
 	// extra: records the old owner processed while not owning it.
 	bound int64
 	extra int64
-	dups  int64
 }
 
 // disruption is a chaos step or an unplanned membership change.
@@ -115,7 +114,6 @@ type disruption struct {
 	// through the disruption; keptStallP is that partition (-1: none).
 	keptStall  int64
 	keptStallP int32
-	dups       int64
 	// reassignments counts partitions given to a member other than their
 	// last owner, every time (moved counts only the net change).
 	reassignments int

@@ -115,7 +115,6 @@ func (a *analyzer) finishDisruptions(s *Summary) {
 			o.EndT = max(d.last, o.StartT)
 			o.WindowMs = ptr(float64(o.EndT-o.StartT) / 1e6)
 		}
-		o.Duplicates = d.dups
 		for _, pp := range d.pauses {
 			o.UncommittedBound += pp.bound + pp.extra
 		}
