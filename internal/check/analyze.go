@@ -112,8 +112,6 @@ type analyzer struct {
 	lastJoin *member
 
 	tl   timeline
-	ord  orderState
-	ovl  overlapState
 	lat  latencyState
 	skew skewState
 
@@ -209,8 +207,6 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	}
 	a.stats.ByKind = map[string]int64{}
 	a.tl.init(int64(opts.BinWidth), opts.MaxBins)
-	a.ord.init()
-	a.ovl.init()
 	a.lat.init()
 	a.skew.init()
 	for i := 0; i < cell.Partitions; i++ {
@@ -221,8 +217,8 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 		resultOnly(a.recoveryResult),
 		newDuplicatesCheck(a),
 		&lossCheck{a: a},
-		resultOnly(a.orderingResult),
-		resultOnly(a.overlapResult),
+		newOrderingCheck(a),
+		newOverlapCheck(a),
 		resultOnly(a.skewResult),
 		resultOnly(a.movementResult),
 		resultOnly(a.latencyResult),
@@ -313,7 +309,6 @@ func (a *analyzer) processed(e *history.Event) {
 		a.lat.record(a, e)
 	}
 
-	zombie := a.overlapCheck(p, m, e)
 	if p.owner == nil && !p.everOwned {
 		// A history without assignment events: the first member to
 		// process a partition owns it.
@@ -335,7 +330,6 @@ func (a *analyzer) processed(e *history.Event) {
 	} else if pp := p.last; pp != nil && pp.from == m {
 		pp.extra++ // the old owner still processing: it can be redelivered too
 	}
-	a.ord.observe(a, p, m, e, first, zombie)
 }
 
 func (a *analyzer) assignment(e *history.Event) {

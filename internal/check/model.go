@@ -197,6 +197,14 @@ func (a *analyzer) setOwner(p *partition, m *member, t int64) {
 	}
 }
 
+// zombie reports whether m processing p now is a zombie's: another member
+// owns p under a newer assignment than m's. The overlap and ordering
+// checks ask.
+func (p *partition) zombie(m *member) bool {
+	o := p.owner
+	return o != nil && o != m && o.assignedAt(p.id) > m.assignedAt(p.id)
+}
+
 func (p *partition) removeHolder(m *member) {
 	for i, h := range p.holders {
 		if h == m {
