@@ -112,7 +112,6 @@ type analyzer struct {
 	lastJoin *member
 
 	tl   timeline
-	lat  latencyState
 	skew skewState
 
 	// checkers are the metrics, in the order their results are written;
@@ -207,7 +206,6 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	}
 	a.stats.ByKind = map[string]int64{}
 	a.tl.init(int64(opts.BinWidth), opts.MaxBins)
-	a.lat.init()
 	a.skew.init()
 	for i := 0; i < cell.Partitions; i++ {
 		a.part(int32(i))
@@ -221,7 +219,7 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 		newOverlapCheck(a),
 		resultOnly(a.skewResult),
 		resultOnly(a.movementResult),
-		resultOnly(a.latencyResult),
+		newLatencyCheck(a),
 	}
 	a.hooks = hooksOf(a.checkers)
 	return a
@@ -303,11 +301,6 @@ func (a *analyzer) processed(e *history.Event) {
 	a.lagTotal += p.lag() - before
 	a.tl.processed(e.T, a.lagTotal)
 	m.load.processed++
-	if first {
-		// Before the model moves: the record that ends a window was
-		// processed inside it.
-		a.lat.record(a, e)
-	}
 
 	if p.owner == nil && !p.everOwned {
 		// A history without assignment events: the first member to
@@ -495,8 +488,6 @@ func (a *analyzer) finish() *Summary {
 		Findings:      []Finding{},
 	}
 	s.History.Files = a.files
-	s.latency = &a.lat
-	a.lat.startT, a.lat.endT = a.stats.FirstT, a.stats.LastT
 	if s.Cell.StartT == 0 {
 		s.Cell.StartT = a.stats.FirstT
 	}

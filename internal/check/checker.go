@@ -33,9 +33,19 @@ type resultOnly func(s *Summary)
 
 func (f resultOnly) result(s *Summary) { f(s) }
 
+// disruptionHook is told when a disruption opens (the previous one's
+// window can no longer grow) and whenever one shows activity (a pause
+// began or ended, an assignment event, the resume of its chaos step): its
+// window reaches at least to d.last.
+type disruptionHook interface {
+	disruptionOpened(d *disruption)
+	disruptionActive(d *disruption)
+}
+
 // hooks are the checkers' hooks, each a list in checker order.
 type hooks struct {
-	processed []processedHook
+	processed  []processedHook
+	disruption []disruptionHook
 }
 
 func hooksOf(cs []checker) hooks {
@@ -43,6 +53,9 @@ func hooksOf(cs []checker) hooks {
 	for _, c := range cs {
 		if x, ok := c.(processedHook); ok {
 			h.processed = append(h.processed, x)
+		}
+		if x, ok := c.(disruptionHook); ok {
+			h.disruption = append(h.disruption, x)
 		}
 	}
 	return h

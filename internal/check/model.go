@@ -388,7 +388,6 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}, keptStallP: -1}
 	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
 	d.last = t
-	a.lat.settle(a, t) // the previous disruption's window cannot grow now
 	// The lag level it must come back to is the steady state's: measured
 	// after the previous disruption caught up, or inherited from it while
 	// it has not.
@@ -418,6 +417,9 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 		d.before[i] = p.owner
 	}
 	a.disr = append(a.disr, d)
+	for _, h := range a.hooks.disruption {
+		h.disruptionOpened(d)
+	}
 	return d
 }
 
@@ -470,7 +472,31 @@ func (a *analyzer) touch(d *disruption, t int64) {
 	if t > d.last {
 		d.last = t
 	}
-	a.lat.extend(d)
+	for _, h := range a.hooks.disruption {
+		h.disruptionActive(d)
+	}
+}
+
+// catchingUp reports whether the group is still working off the backlog
+// of the latest disruption: its window has closed, but the lag is above
+// its level before the disruption. The first time it finds the lag back
+// at that level, the disruption has caught up (caughtUpT, where the next
+// disruption's baseline may begin): it is settled when asked, and the
+// latency check asks at every record it measures while no disruption is
+// open.
+func (a *analyzer) catchingUp() bool {
+	if len(a.disr) == 0 {
+		return false
+	}
+	d := a.disr[len(a.disr)-1]
+	if d.caughtUp || (len(d.pauses) == 0 && !d.backlog) {
+		return false // caught up, or it stopped nothing and inherited no backlog
+	}
+	if a.lagTotal <= d.lagBefore {
+		d.caughtUp, d.caughtUpT = true, a.stats.LastT
+		return false
+	}
+	return true
 }
 
 // rebalanceEvent attributes an assignment event to the current

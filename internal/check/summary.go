@@ -78,7 +78,7 @@ type Summary struct {
 	Findings []Finding `json:"findings"`
 
 	// latency holds the histograms for WriteCell (not in summary.json).
-	latency *latencyState
+	latency *latencyCheck
 }
 
 // CellInfo identifies the cell and its run (from cell.json and the
