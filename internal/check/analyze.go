@@ -111,8 +111,7 @@ type analyzer struct {
 	// assigned anything yet: the likely cause of an unplanned rebalance.
 	lastJoin *member
 
-	tl   timeline
-	skew skewState
+	tl timeline
 
 	// checkers are the metrics, in the order their results are written;
 	// hooks lists them per hook (checker.go).
@@ -206,7 +205,6 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	}
 	a.stats.ByKind = map[string]int64{}
 	a.tl.init(int64(opts.BinWidth), opts.MaxBins)
-	a.skew.init()
 	for i := 0; i < cell.Partitions; i++ {
 		a.part(int32(i))
 	}
@@ -217,7 +215,7 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 		&lossCheck{a: a},
 		newOrderingCheck(a),
 		newOverlapCheck(a),
-		resultOnly(a.skewResult),
+		&skewCheck{a: a},
 		resultOnly(a.movementResult),
 		newLatencyCheck(a),
 	}
@@ -300,7 +298,6 @@ func (a *analyzer) processed(e *history.Event) {
 	first := p.processed.add(e.Offset)
 	a.lagTotal += p.lag() - before
 	a.tl.processed(e.T, a.lagTotal)
-	m.load.processed++
 
 	if p.owner == nil && !p.everOwned {
 		// A history without assignment events: the first member to
@@ -446,7 +443,7 @@ func (a *analyzer) phaseEvent(e *history.Event) {
 		if a.cell.TrafficEndT == 0 {
 			a.cell.TrafficEndT = e.T
 		}
-		a.sampleSpreadFinal()
+		a.trafficEnded()
 	case "done", "interrupted":
 		a.drainEndT = e.T
 		a.beginShutdown()
@@ -459,21 +456,23 @@ func (a *analyzer) beginShutdown() {
 	if a.shutdown {
 		return
 	}
-	if a.skew.final == nil {
-		a.sampleSpreadFinal()
-	}
+	a.trafficEnded()
 	a.shutdown = true
 	if a.cell.DrainEndT == 0 {
 		a.cell.DrainEndT = a.drainEndT
 	}
 }
 
+// trafficEnded: the drain began, or the run is shutting down.
+func (a *analyzer) trafficEnded() {
+	for _, h := range a.hooks.trafficEnd {
+		h.trafficEnded()
+	}
+}
+
 // finish computes every result from the state the pass left.
 func (a *analyzer) finish() *Summary {
 	end := a.stats.LastT
-	if a.skew.final == nil {
-		a.sampleSpreadFinal()
-	}
 	a.finishPauses(end)
 	for kind, n := range map[string]int64{"processed": a.processedN, "produced": a.producedN} {
 		if n > 0 {

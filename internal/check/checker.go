@@ -42,10 +42,25 @@ type disruptionHook interface {
 	disruptionActive(d *disruption)
 }
 
+// windowHook is told when a disruption's window closes (its last open
+// pause ended): the assignment has settled, as far as is known.
+type windowHook interface {
+	windowClosed(d *disruption)
+}
+
+// trafficEndHook is told when traffic is over: when the drain begins,
+// and again when the run begins to shut down (the first call is the one
+// that counts).
+type trafficEndHook interface {
+	trafficEnded()
+}
+
 // hooks are the checkers' hooks, each a list in checker order.
 type hooks struct {
 	processed  []processedHook
 	disruption []disruptionHook
+	window     []windowHook
+	trafficEnd []trafficEndHook
 }
 
 func hooksOf(cs []checker) hooks {
@@ -56,6 +71,12 @@ func hooksOf(cs []checker) hooks {
 		}
 		if x, ok := c.(disruptionHook); ok {
 			h.disruption = append(h.disruption, x)
+		}
+		if x, ok := c.(windowHook); ok {
+			h.window = append(h.window, x)
+		}
+		if x, ok := c.(trafficEndHook); ok {
+			h.trafficEnd = append(h.trafficEnd, x)
 		}
 	}
 	return h

@@ -16,16 +16,17 @@ type member struct {
 	proc  string
 	inc   int
 	name  string // "m1.0"
-	load  *procLoad
+	idx   int    // its place in analyzer.memberOrder
 	alive bool
 	// joined: it has been given an assignment (possibly empty).
 	joined bool
 	// assignT[p] is when this member was last assigned p (-1: never).
 	assignT []int64
 	// owned counts the partitions it owns; ownedSince is when it went
-	// from none to some.
+	// from none to some; ownedNs is how long it owned some before that.
 	owned      int
 	ownedSince int64
+	ownedNs    int64
 }
 
 func (m *member) assignedAt(p int32) int64 {
@@ -160,7 +161,7 @@ func (a *analyzer) member(proc string, inc int) *member {
 		}
 		return m
 	}
-	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), alive: true, load: a.procLoad(proc)}
+	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), idx: len(a.memberOrder), alive: true}
 	a.members[k] = m
 	a.memberOrder = append(a.memberOrder, m)
 	return m
@@ -182,7 +183,7 @@ func (a *analyzer) setOwner(p *partition, m *member, t int64) {
 	if o := p.owner; o != nil {
 		o.owned--
 		if o.owned == 0 {
-			o.load.ownedNs += t - o.ownedSince
+			o.ownedNs += t - o.ownedSince
 		}
 	}
 	p.owner = m
@@ -362,7 +363,9 @@ func (a *analyzer) closePause(pp *pause, t int64, idle bool, to *member) {
 	a.touch(d, t)
 	if d.open == 0 {
 		d.snapshotAfter(a)
-		a.sampleSpread()
+		for _, h := range a.hooks.window {
+			h.windowClosed(d)
+		}
 	}
 }
 
