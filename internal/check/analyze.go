@@ -216,7 +216,7 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 		newOrderingCheck(a),
 		newOverlapCheck(a),
 		&skewCheck{a: a},
-		resultOnly(a.movementResult),
+		&movementCheck{a: a},
 		newLatencyCheck(a),
 	}
 	a.hooks = hooksOf(a.checkers)

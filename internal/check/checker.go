@@ -42,6 +42,12 @@ type disruptionHook interface {
 	disruptionActive(d *disruption)
 }
 
+// ownershipHook is told when p passes from its owner to another member
+// (to; nil: nobody) at t, before the model makes the change.
+type ownershipHook interface {
+	ownerChanging(p *partition, to *member, t int64)
+}
+
 // windowHook is told when a disruption's window closes (its last open
 // pause ended): the assignment has settled, as far as is known.
 type windowHook interface {
@@ -59,6 +65,7 @@ type trafficEndHook interface {
 type hooks struct {
 	processed  []processedHook
 	disruption []disruptionHook
+	ownership  []ownershipHook
 	window     []windowHook
 	trafficEnd []trafficEndHook
 }
@@ -71,6 +78,9 @@ func hooksOf(cs []checker) hooks {
 		}
 		if x, ok := c.(disruptionHook); ok {
 			h.disruption = append(h.disruption, x)
+		}
+		if x, ok := c.(ownershipHook); ok {
+			h.ownership = append(h.ownership, x)
 		}
 		if x, ok := c.(windowHook); ok {
 			h.window = append(h.window, x)

@@ -115,9 +115,6 @@ type disruption struct {
 	// through the disruption; keptStallP is that partition (-1: none).
 	keptStall  int64
 	keptStallP int32
-	// reassignments counts partitions given to a member other than their
-	// last owner, every time (moved counts only the net change).
-	reassignments int
 	// lagBefore is the group's highest lag at any moment of the baseline
 	// before it; caughtUp is set once the lag is back to it after the
 	// window.
@@ -180,6 +177,9 @@ func (a *analyzer) setOwner(p *partition, m *member, t int64) {
 	if a.shutdown && a.drainEndT > 0 && t > a.drainEndT {
 		t = a.drainEndT // ownership is counted up to the end of the drain
 	}
+	for _, h := range a.hooks.ownership {
+		h.ownerChanging(p, m, t)
+	}
 	if o := p.owner; o != nil {
 		o.owned--
 		if o.owned == 0 {
@@ -234,11 +234,6 @@ func (a *analyzer) assign(p *partition, m *member, t int64, trig string) {
 		// The old owner never gave p up (killed, frozen, fenced): its
 		// ownership ends now.
 		a.endOwnership(p, t, nil, "reassigned from "+old.name)
-	}
-	if p.lastOwner != "" && p.lastOwner != m.proc && !a.shutdown {
-		if d := a.current(t); d != nil {
-			d.reassignments++
-		}
 	}
 	a.setOwner(p, m, t)
 	if pp := p.pause; pp != nil && !a.shutdown {
