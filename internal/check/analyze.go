@@ -210,6 +210,7 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	}
 	a.checkers = []checker{
 		resultOnly(a.pauseResult),
+		&keptStallCheck{a: a},
 		resultOnly(a.recoveryResult),
 		newDuplicatesCheck(a),
 		&lossCheck{a: a},
@@ -309,16 +310,13 @@ func (a *analyzer) processed(e *history.Event) {
 	for _, h := range a.hooks.processed {
 		h.processed(p, m, e, first)
 	}
-	if p.owner == m {
-		if pp := p.pause; pp != nil && !a.shutdown {
-			a.closePause(pp, e.T, false, m)
-			p.lastProcT = e.T
-		} else {
-			a.becomeLive(p, e.T)
-			a.keptWait(p, m, e)
-		}
-	} else if pp := p.last; pp != nil && pp.from == m {
-		pp.extra++ // the old owner still processing: it can be redelivered too
+	switch {
+	case a.endsPause(p, m):
+		a.closePause(p.pause, e.T, false, m)
+	case p.owner == m:
+		a.becomeLive(p, e.T)
+	case p.last != nil && p.last.from == m:
+		p.last.extra++ // the old owner still processing: it can be redelivered too
 	}
 }
 

@@ -48,6 +48,11 @@ type ownershipHook interface {
 	ownerChanging(p *partition, to *member, t int64)
 }
 
+// pauseHook is told when a partition's pause begins (pause.go).
+type pauseHook interface {
+	pauseBegan(pp *pause)
+}
+
 // windowHook is told when a disruption's window closes (its last open
 // pause ended): the assignment has settled, as far as is known.
 type windowHook interface {
@@ -66,6 +71,7 @@ type hooks struct {
 	processed  []processedHook
 	disruption []disruptionHook
 	ownership  []ownershipHook
+	pause      []pauseHook
 	window     []windowHook
 	trafficEnd []trafficEndHook
 }
@@ -81,6 +87,9 @@ func hooksOf(cs []checker) hooks {
 		}
 		if x, ok := c.(ownershipHook); ok {
 			h.ownership = append(h.ownership, x)
+		}
+		if x, ok := c.(pauseHook); ok {
+			h.pause = append(h.pause, x)
 		}
 		if x, ok := c.(windowHook); ok {
 			h.window = append(h.window, x)

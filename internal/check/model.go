@@ -3,8 +3,6 @@ package check
 import (
 	"fmt"
 	"sort"
-
-	"github.com/chaosbench/chaosbench/internal/history"
 )
 
 // The group model: who owns each partition, which partitions are live,
@@ -65,14 +63,6 @@ type partition struct {
 	pause *pause
 	last  *pause
 
-	// lastProcT is when its owner last processed it (0: not since the
-	// ownership began), for the kept partitions' stall; keptW is its
-	// longest wait so far in disruption keptD, a candidate until it is
-	// known that p did not pause in keptD.
-	lastProcT int64
-	keptW     int64
-	keptD     *disruption
-
 	processed intervals // offsets processed at least once
 	acked     intervals // offsets of acknowledged produced records
 	committed int64     // latest successful commit, -1 none
@@ -111,10 +101,6 @@ type disruption struct {
 	closed    bool      // after is valid
 	assignees map[string]struct{}
 	groupStop int64
-	// keptStall is the longest wait of a partition that kept its owner
-	// through the disruption; keptStallP is that partition (-1: none).
-	keptStall  int64
-	keptStallP int32
 	// lagBefore is the group's highest lag at any moment of the baseline
 	// before it; caughtUp is set once the lag is back to it after the
 	// window.
@@ -187,7 +173,6 @@ func (a *analyzer) setOwner(p *partition, m *member, t int64) {
 		}
 	}
 	p.owner = m
-	p.lastProcT = 0
 	if m != nil {
 		p.everOwned = true
 		p.lastOwner = m.proc
@@ -305,11 +290,6 @@ func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig strin
 			d = a.open(t, "rebalance", trig)
 		}
 	}
-	if p.keptD == d {
-		p.keptD, p.keptW = nil, 0 // it paused in d after all: not kept
-	} else {
-		a.settleKept(p)
-	}
 	pp := &pause{p: p, d: d, from: p.owner, start: t}
 	pp.bound = p.processed.countFrom(max(p.committed, 0))
 	p.pause, p.last = pp, pp
@@ -327,6 +307,15 @@ func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig strin
 			a.stopStart, a.stopD = t, d
 		}
 	}
+	for _, h := range a.hooks.pause {
+		h.pauseBegan(pp)
+	}
+}
+
+// endsPause reports whether m processing p now ends p's pause: m owns p,
+// p is paused, and the run is not shutting down.
+func (a *analyzer) endsPause(p *partition, m *member) bool {
+	return p.pause != nil && p.owner == m && !a.shutdown
 }
 
 // becomeLive: p's owner processed it (or, idle, got it) at t.
@@ -383,7 +372,7 @@ func (a *analyzer) current(t int64) *disruption {
 
 // open starts a disruption at t.
 func (a *analyzer) open(t int64, cause, trig string) *disruption {
-	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}, keptStallP: -1}
+	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}}
 	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
 	d.last = t
 	// The lag level it must come back to is the steady state's: measured
@@ -419,50 +408,6 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 		h.disruptionOpened(d)
 	}
 	return d
-}
-
-// keptWait: m, p's owner, processed record e of p. If m owned p when the
-// latest disruption began and p has had no pause in it, the wait of e
-// (from when it was sent, or the previous record was processed, or the
-// disruption began, whichever came last) is a stall of a kept partition,
-// when it began before the disruption's window ended (plus the rebalance
-// grace). Incremental protocols move few partitions, but a client may
-// still hold back the ones it keeps. The partition's longest wait is a
-// candidate until it is known that p did not pause in the disruption
-// later (endOwnership drops it), and counts once another disruption
-// begins or the history ends (settleKept).
-func (a *analyzer) keptWait(p *partition, m *member, e *history.Event) {
-	prev := p.lastProcT
-	p.lastProcT = e.T
-	if e.IntendedT == 0 || a.shutdown || len(a.disr) == 0 {
-		return
-	}
-	d := a.disr[len(a.disr)-1]
-	if int(p.id) >= len(d.before) || d.before[p.id] != m || (p.last != nil && p.last.d == d) {
-		return
-	}
-	waiting := max(prev, e.IntendedT)
-	if waiting > d.last+a.grace {
-		return
-	}
-	if p.keptD != d {
-		a.settleKept(p)
-		p.keptD = d
-	}
-	p.keptW = max(p.keptW, e.T-max(waiting, d.out.StartT))
-}
-
-// settleKept counts p's candidate wait in its disruption: p kept its
-// owner through it.
-func (a *analyzer) settleKept(p *partition) {
-	d, w := p.keptD, p.keptW
-	p.keptD, p.keptW = nil, 0
-	if d == nil || w <= 0 {
-		return
-	}
-	if w > d.keptStall || (w == d.keptStall && p.id < d.keptStallP) {
-		d.keptStall, d.keptStallP = w, p.id
-	}
 }
 
 // touch records activity of d at t: its window reaches at least to t.

@@ -34,9 +34,6 @@ func (a *analyzer) finishPauses(end int64) {
 			d.snapshotAfter(a)
 		}
 	}
-	for _, p := range a.parts {
-		a.settleKept(p)
-	}
 }
 
 // counted reports whether a pause counts: its partition received records
@@ -105,10 +102,6 @@ func (a *analyzer) finishDisruptions(s *Summary) {
 			stop = max(stop, end-a.stopStart)
 		}
 		o.GroupStopMs = float64(stop) / 1e6
-		if d.keptStall > 0 {
-			o.KeptStallMs = float64(d.keptStall) / 1e6
-			o.KeptStallPartition = ptr(d.keptStallP)
-		}
 		if o.UnfinishedPartitions > 0 {
 			o.Unfinished = true
 		} else {
@@ -169,7 +162,6 @@ func (a *analyzer) pauseResult(s *Summary) {
 
 	g := &s.GroupStop
 	g.Check = Check{Verdict: Valid, Expect: "measured: eager protocols stop the group, incremental ones should not"}
-	kept := 0.0
 	for _, d := range s.Disruptions {
 		if PreSteady(d.Phase) {
 			continue
@@ -178,9 +170,7 @@ func (a *analyzer) pauseResult(s *Summary) {
 			g.Disruptions++
 		}
 		g.MaxMs = math.Max(g.MaxMs, d.GroupStopMs)
-		kept = math.Max(kept, d.KeptStallMs)
 	}
-	g.KeptStallMaxMs = &kept
 }
 
 func (a *analyzer) unfinishedExamples(ps []PartitionPause) []Example {
