@@ -101,11 +101,9 @@ type analyzer struct {
 	// steps maps a chaos step to its disruption (resume finds its pause).
 	steps map[int]*disruption
 
-	live      int
-	openDisr  int   // disruptions with a partition not live again
-	lagTotal  int64 // the sum of the partitions' lag
-	stopStart int64
-	stopD     *disruption
+	live     int
+	openDisr int   // disruptions with a partition not live again
+	lagTotal int64 // the sum of the partitions' lag
 
 	// lastJoin is the latest member that started and has not been
 	// assigned anything yet: the likely cause of an unplanned rebalance.
@@ -211,6 +209,7 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	a.checkers = []checker{
 		resultOnly(a.pauseResult),
 		&keptStallCheck{a: a},
+		&groupStopCheck{a: a},
 		resultOnly(a.recoveryResult),
 		newDuplicatesCheck(a),
 		&lossCheck{a: a},

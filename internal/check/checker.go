@@ -53,6 +53,14 @@ type pauseHook interface {
 	pauseBegan(pp *pause)
 }
 
+// liveHook is told when the last live partition stops being live (d:
+// the disruption whose pause stopped it; nil when the run is shutting
+// down), and when a partition is live again after none was.
+type liveHook interface {
+	groupStopped(t int64, d *disruption)
+	groupResumed(t int64)
+}
+
 // windowHook is told when a disruption's window closes (its last open
 // pause ended): the assignment has settled, as far as is known.
 type windowHook interface {
@@ -72,6 +80,7 @@ type hooks struct {
 	disruption []disruptionHook
 	ownership  []ownershipHook
 	pause      []pauseHook
+	live       []liveHook
 	window     []windowHook
 	trafficEnd []trafficEndHook
 }
@@ -90,6 +99,9 @@ func hooksOf(cs []checker) hooks {
 		}
 		if x, ok := c.(pauseHook); ok {
 			h.pause = append(h.pause, x)
+		}
+		if x, ok := c.(liveHook); ok {
+			h.live = append(h.live, x)
 		}
 		if x, ok := c.(windowHook); ok {
 			h.window = append(h.window, x)

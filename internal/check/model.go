@@ -100,7 +100,6 @@ type disruption struct {
 	after     []*member // owners when the window last closed
 	closed    bool      // after is valid
 	assignees map[string]struct{}
-	groupStop int64
 	// lagBefore is the group's highest lag at any moment of the baseline
 	// before it; caughtUp is set once the lag is back to it after the
 	// window.
@@ -278,10 +277,7 @@ func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig strin
 		return // already stopped: the first cause counts
 	}
 	if a.shutdown {
-		if p.live {
-			p.live = false
-			a.live--
-		}
+		a.notLive(p, t, nil)
 		return
 	}
 	if d == nil {
@@ -300,13 +296,7 @@ func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig strin
 	}
 	d.open++
 	a.touch(d, t)
-	if p.live {
-		p.live = false
-		a.live--
-		if a.live == 0 {
-			a.stopStart, a.stopD = t, d
-		}
-	}
+	a.notLive(p, t, d)
 	for _, h := range a.hooks.pause {
 		h.pauseBegan(pp)
 	}
@@ -325,11 +315,25 @@ func (a *analyzer) becomeLive(p *partition, t int64) {
 	}
 	p.live = true
 	a.live++
-	if a.live == 1 && a.stopD != nil {
-		if d := t - a.stopStart; d > a.stopD.groupStop {
-			a.stopD.groupStop = d
+	if a.live == 1 {
+		for _, h := range a.hooks.live {
+			h.groupResumed(t)
 		}
-		a.stopD = nil
+	}
+}
+
+// notLive: p stopped being live at t, paused in d (nil: the run is
+// shutting down).
+func (a *analyzer) notLive(p *partition, t int64, d *disruption) {
+	if !p.live {
+		return
+	}
+	p.live = false
+	a.live--
+	if a.live == 0 {
+		for _, h := range a.hooks.live {
+			h.groupStopped(t, d)
+		}
 	}
 }
 

@@ -96,12 +96,6 @@ func (a *analyzer) finishDisruptions(s *Summary) {
 		}
 		o.Pause = statsOf(vals)
 		o.PartitionSeconds = float64(sum) / 1e9
-		stop := d.groupStop
-		if a.stopD == d && a.live == 0 {
-			// The group was still stopped when the history ended.
-			stop = max(stop, end-a.stopStart)
-		}
-		o.GroupStopMs = float64(stop) / 1e6
 		if o.UnfinishedPartitions > 0 {
 			o.Unfinished = true
 		} else {
@@ -158,18 +152,6 @@ func (a *analyzer) pauseResult(s *Summary) {
 		s.Findings = append(s.Findings, Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: Valid, Count: int64(r.Unfinished),
 			Message:  fmt.Sprintf("%s not processed again after the owner stopped, before the history ended", plural(int64(r.Unfinished), "partition")),
 			Examples: a.unfinishedExamples(r.Pauses)})
-	}
-
-	g := &s.GroupStop
-	g.Check = Check{Verdict: Valid, Expect: "measured: eager protocols stop the group, incremental ones should not"}
-	for _, d := range s.Disruptions {
-		if PreSteady(d.Phase) {
-			continue
-		}
-		if d.GroupStopMs > 0 {
-			g.Disruptions++
-		}
-		g.MaxMs = math.Max(g.MaxMs, d.GroupStopMs)
 	}
 }
 
