@@ -207,10 +207,10 @@ func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 		a.part(int32(i))
 	}
 	a.checkers = []checker{
-		resultOnly(a.pauseResult),
+		&pauseCheck{a: a},
 		&keptStallCheck{a: a},
 		&groupStopCheck{a: a},
-		resultOnly(a.recoveryResult),
+		&recoveryCheck{a: a},
 		newDuplicatesCheck(a),
 		&lossCheck{a: a},
 		newOrderingCheck(a),

@@ -27,12 +27,6 @@ type processedHook interface {
 	processed(p *partition, m *member, e *history.Event, first bool)
 }
 
-// resultOnly is a checker that is still a function of the analyzer, with
-// its state in it.
-type resultOnly func(s *Summary)
-
-func (f resultOnly) result(s *Summary) { f(s) }
-
 // disruptionHook is told when a disruption opens (the previous one's
 // window can no longer grow) and whenever one shows activity (a pause
 // began or ended, an assignment event, the resume of its chaos step): its

@@ -110,7 +110,13 @@ func (a *analyzer) finishDisruptions(s *Summary) {
 	}
 }
 
-func (a *analyzer) pauseResult(s *Summary) {
+// pauseCheck writes the pauses' part of the summary.
+type pauseCheck struct {
+	a *analyzer
+}
+
+func (c *pauseCheck) result(s *Summary) {
+	a := c.a
 	end := a.endT()
 	r := &s.Pause
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
@@ -151,74 +157,20 @@ func (a *analyzer) pauseResult(s *Summary) {
 	if r.Unfinished > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: Valid, Count: int64(r.Unfinished),
 			Message:  fmt.Sprintf("%s not processed again after the owner stopped, before the history ended", plural(int64(r.Unfinished), "partition")),
-			Examples: a.unfinishedExamples(r.Pauses)})
+			Examples: unfinishedExamples(r.Pauses, a.opts.MaxExamples)})
 	}
 }
 
-func (a *analyzer) unfinishedExamples(ps []PartitionPause) []Example {
+func unfinishedExamples(ps []PartitionPause, maxExamples int) []Example {
 	var ex []Example
 	for _, x := range ps {
-		if !x.Unfinished || len(ex) >= a.opts.MaxExamples {
+		if !x.Unfinished || len(ex) >= maxExamples {
 			continue
 		}
 		ex = append(ex, Example{T: x.StartT, Partition: ptr(x.Partition), Proc: x.From, Disruption: x.Disruption,
 			Detail: fmt.Sprintf("not live again for %.0f ms until the history ended", x.Ms)})
 	}
 	return ex
-}
-
-func (a *analyzer) recoveryResult(s *Summary) {
-	r := &s.Recovery
-	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
-	r.RateWindowMs = float64(a.opts.RateWindow) / 1e6
-	r.BaselineMs = float64(a.opts.BaselineWindow) / 1e6
-	stop := a.cell.TrafficEndT
-	rw := int64(a.opts.RateWindow)
-	// The rate and lag "before" a disruption are the steady state's: the
-	// baseline starts no earlier than the end of the previous disruption's
-	// recovery, and a disruption that came before the group had recovered
-	// (or too soon after to measure) inherits the previous baseline.
-	var prev baseline
-	var prevEnd int64 // when the previous disruption recovered; -1: it did not
-	for i := range s.Disruptions {
-		d := &s.Disruptions[i]
-		var base baseline
-		if prevEnd >= 0 {
-			base = a.tl.baselineOf(max(d.StartT-int64(a.opts.BaselineWindow), prevEnd), d.StartT, rw)
-		}
-		if !base.ok {
-			base = prev
-		}
-		if base.ok {
-			d.RateBefore, d.LagBefore = base.rate*1e9, base.lag
-		}
-		var at int64
-		if d.Unfinished {
-			d.RecoveryNote = "the disruption never ended"
-		} else {
-			d.RecoveryMs, at, d.RecoveryNote = a.tl.recovery(d.StartT, d.EndT, stop, rw, a.opts.RecoveryFraction, base)
-		}
-		switch {
-		case d.RecoveryMs != nil:
-			prevEnd = max(prevEnd, at)
-		case !d.Unfinished && d.RecoveryNote != "" && !base.ok:
-			// Nothing to recover to: later ones measure their own.
-		default:
-			prevEnd = -1
-		}
-		if base.ok {
-			prev = base
-		}
-		if PreSteady(d.Phase) {
-			continue
-		}
-		if d.RecoveryMs != nil {
-			r.Recovered++
-			r.MaxMs = math.Max(r.MaxMs, *d.RecoveryMs)
-		} else {
-			r.NotRecovered++
-		}
-	}
 }
 
 // statsOf summarises durations given in ns, in ms, with nearest-rank
