@@ -78,43 +78,18 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// analyzer is the state of one pass over a history.
+// analyzer is one pass over a history: it reads the events in time
+// order, counts them, hands each to the group model (which tells the
+// checkers through their hooks) and, at the end, gathers the checkers'
+// results into the summary.
 type analyzer struct {
-	opts  Options
-	grace int64
+	model
 	files int
-	cell  CellInfo
-	stats HistoryStats
 	// processedN and producedN count the two kinds most events are, for
 	// stats.ByKind.
 	processedN, producedN int64
-
-	phase     string
-	shutdown  bool
-	drainEndT int64 // from cell.json; the done phase overrides
-
-	parts       []*partition
-	members     map[memberKey]*member
-	recent      [16]*member // a cache of members (analyzer.member)
-	memberOrder []*member
-	disr        []*disruption
-	// steps maps a chaos step to its disruption (resume finds its pause).
-	steps map[int]*disruption
-
-	live     int
-	openDisr int   // disruptions with a partition not live again
-	lagTotal int64 // the sum of the partitions' lag
-
-	// lastJoin is the latest member that started and has not been
-	// assigned anything yet: the likely cause of an unplanned rebalance.
-	lastJoin *member
-
-	tl timeline
-
-	// checkers are the metrics, in the order their results are written;
-	// hooks lists them per hook (checker.go).
+	// checkers are the metrics, in the order their results are written.
 	checkers []checker
-	hooks    hooks
 }
 
 // Analyze runs every checker over one cell's history in a single pass.
@@ -193,33 +168,22 @@ func (a *analyzer) next(src Source) (*history.Event, error) {
 
 func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	opts = opts.withDefaults()
-	a := &analyzer{
+	a := &analyzer{model: model{
 		opts:      opts,
 		grace:     int64(opts.RebalanceGrace),
 		cell:      cell,
 		members:   map[memberKey]*member{},
 		steps:     map[int]*disruption{},
 		drainEndT: cell.DrainEndT,
-	}
-	a.stats.ByKind = map[string]int64{}
-	a.tl.init(int64(opts.BinWidth), opts.MaxBins)
+	}}
+	g := &a.model
+	g.stats.ByKind = map[string]int64{}
+	g.tl.init(int64(opts.BinWidth), opts.MaxBins)
 	for i := 0; i < cell.Partitions; i++ {
-		a.part(int32(i))
+		g.part(int32(i))
 	}
-	a.checkers = []checker{
-		&pauseCheck{a: a},
-		&keptStallCheck{a: a},
-		&groupStopCheck{a: a},
-		&recoveryCheck{a: a},
-		newDuplicatesCheck(a),
-		&lossCheck{a: a},
-		newOrderingCheck(a),
-		newOverlapCheck(a),
-		&skewCheck{a: a},
-		&movementCheck{a: a},
-		newLatencyCheck(a),
-	}
-	a.hooks = hooksOf(a.checkers)
+	a.checkers = newCheckers(g)
+	g.hooks = hooksOf(a.checkers)
 	return a
 }
 
@@ -265,102 +229,102 @@ func (a *analyzer) observe(e *history.Event) error {
 	return nil
 }
 
-func (a *analyzer) produced(e *history.Event) {
+func (g *model) produced(e *history.Event) {
 	if e.Err != "" || e.Ambiguous || e.Offset < 0 {
 		if e.Ambiguous {
-			a.stats.Ambig++
+			g.stats.Ambig++
 		} else {
-			a.stats.Errors++
+			g.stats.Errors++
 		}
 		return
 	}
-	p := a.part(e.Partition)
+	p := g.part(e.Partition)
 	if p == nil {
-		a.stats.Errors++
+		g.stats.Errors++
 		return
 	}
 	before := p.lag()
 	if p.acked.add(e.Offset) {
-		a.stats.Acked++
+		g.stats.Acked++
 		p.records++
-		a.lagTotal += p.lag() - before
-		a.tl.acked(e.T, a.lagTotal)
+		g.lagTotal += p.lag() - before
+		g.tl.acked(e.T, g.lagTotal)
 	}
 }
 
-func (a *analyzer) processed(e *history.Event) {
-	p := a.part(e.Partition)
+func (g *model) processed(e *history.Event) {
+	p := g.part(e.Partition)
 	if p == nil {
 		return
 	}
-	m := a.member(e.Proc, e.Inc)
+	m := g.member(e.Proc, e.Inc)
 	before := p.lag()
 	first := p.processed.add(e.Offset)
-	a.lagTotal += p.lag() - before
-	a.tl.processed(e.T, a.lagTotal)
+	g.lagTotal += p.lag() - before
+	g.tl.processed(e.T, g.lagTotal)
 
 	if p.owner == nil && !p.everOwned {
 		// A history without assignment events: the first member to
 		// process a partition owns it.
 		m.setAssigned(p.id, e.T)
 		p.holders = append(p.holders, m)
-		a.setOwner(p, m, e.T)
+		g.setOwner(p, m, e.T)
 	}
-	for _, h := range a.hooks.processed {
+	for _, h := range g.hooks.processed {
 		h.processed(p, m, e, first)
 	}
 	switch {
-	case a.endsPause(p, m):
-		a.closePause(p.pause, e.T, false, m)
+	case g.endsPause(p, m):
+		g.closePause(p.pause, e.T, false, m)
 	case p.owner == m:
-		a.becomeLive(p, e.T)
+		g.becomeLive(p, e.T)
 	case p.last != nil && p.last.from == m:
 		p.last.extra++ // the old owner still processing: it can be redelivered too
 	}
 }
 
-func (a *analyzer) assignment(e *history.Event) {
-	m := a.member(e.Proc, e.Inc)
+func (g *model) assignment(e *history.Event) {
+	m := g.member(e.Proc, e.Inc)
 	if e.Kind == history.Assigned {
 		m.joined = true
 	}
 	for _, id := range e.Partitions {
-		p := a.part(id)
+		p := g.part(id)
 		if p == nil {
 			continue
 		}
 		switch e.Kind {
 		case history.Assigned:
-			a.assign(p, m, e.T, "")
+			g.assign(p, m, e.T, "")
 		case history.Revoked:
-			a.unassign(p, m, e.T, a.trigger("revoked by", m))
+			g.unassign(p, m, e.T, g.trigger("revoked by", m))
 		case history.Lost:
-			a.lose(p, m, e.T)
+			g.lose(p, m, e.T)
 		}
 	}
 	if len(e.Partitions) > 0 || e.Kind == history.Assigned {
-		a.rebalanceEvent(e.T, e.Gen, m, e.Kind == history.Assigned)
+		g.rebalanceEvent(e.T, e.Gen, m, e.Kind == history.Assigned)
 	}
-	if e.Kind == history.Assigned && a.lastJoin == m {
-		a.lastJoin = nil
+	if e.Kind == history.Assigned && g.lastJoin == m {
+		g.lastJoin = nil
 	}
 }
 
 // trigger names the likely cause of an unplanned rebalance.
-func (a *analyzer) trigger(what string, m *member) string {
-	if j := a.lastJoin; j != nil && j != m {
+func (g *model) trigger(what string, m *member) string {
+	if j := g.lastJoin; j != nil && j != m {
 		return "join " + j.name
 	}
 	return what + " " + m.name
 }
 
-func (a *analyzer) committed(e *history.Event) {
-	a.stats.Commits++
+func (g *model) committed(e *history.Event) {
+	g.stats.Commits++
 	if e.Err != "" {
-		a.stats.CommitErrors++
+		g.stats.CommitErrors++
 		return
 	}
-	if p := a.part(e.Partition); p != nil {
+	if p := g.part(e.Partition); p != nil {
 		p.committed = e.Offset
 	}
 }
@@ -369,100 +333,100 @@ func (a *analyzer) committed(e *history.Event) {
 // effect.
 var stoppingActions = map[string]bool{"kill": true, "stop": true, "pause": true, "slow": true, "restart": true}
 
-func (a *analyzer) chaos(e *history.Event) {
+func (g *model) chaos(e *history.Event) {
 	label := e.Action
 	if e.Target != "" {
 		label += " " + e.Target
 	}
-	a.tl.mark(e.T, label, "chaos")
+	g.tl.mark(e.T, label, "chaos")
 	if e.Action == "resume" {
-		if m := a.lookupMember(e.Target, e.TargetInc); m != nil && e.Err == "" {
-			a.resumeMember(m, e.T)
+		if m := g.lookupMember(e.Target, e.TargetInc); m != nil && e.Err == "" {
+			g.resumeMember(m, e.T)
 		}
-		if d := a.steps[e.Step]; d != nil && e.Step > 0 {
-			a.touch(d, e.T)
+		if d := g.steps[e.Step]; d != nil && e.Step > 0 {
+			g.touch(d, e.T)
 		}
 		return
 	}
-	if a.shutdown {
+	if g.shutdown {
 		return
 	}
-	d := a.open(e.T, "chaos", "")
+	d := g.open(e.T, "chaos", "")
 	d.out.Action, d.out.Target, d.out.Step, d.out.Err = e.Action, e.Target, e.Step, e.Err
 	if e.Params != "" {
 		d.out.Params = []byte(e.Params)
 	}
 	if e.Step > 0 {
-		a.steps[e.Step] = d
+		g.steps[e.Step] = d
 	}
 	if e.Err != "" || !stoppingActions[e.Action] {
 		return
 	}
-	m := a.lookupMember(e.Target, e.TargetInc)
+	m := g.lookupMember(e.Target, e.TargetInc)
 	if m == nil {
 		return
 	}
-	a.stopMember(m, e.T, d)
+	g.stopMember(m, e.T, d)
 	if e.Action == "kill" || e.Action == "stop" {
-		a.memberGone(m, e.T, d, "")
+		g.memberGone(m, e.T, d, "")
 	}
 }
 
-func (a *analyzer) memberEvent(e *history.Event) {
+func (g *model) memberEvent(e *history.Event) {
 	switch e.State {
 	case history.StateStarted:
-		m := a.member(e.Proc, e.Inc)
+		m := g.member(e.Proc, e.Inc)
 		m.alive = true
 		if m.owned == 0 {
-			a.lastJoin = m
+			g.lastJoin = m
 		}
 	case history.StateSpawned:
 		if e.Target != "" {
-			a.member(e.Target, e.TargetInc).alive = true
+			g.member(e.Target, e.TargetInc).alive = true
 		}
 	case history.StateExited:
-		if m := a.lookupMember(e.Target, e.TargetInc); m != nil {
-			a.memberGone(m, e.T, nil, "exit "+m.name)
+		if m := g.lookupMember(e.Target, e.TargetInc); m != nil {
+			g.memberGone(m, e.T, nil, "exit "+m.name)
 		}
 	}
 }
 
-func (a *analyzer) phaseEvent(e *history.Event) {
-	a.phase = e.Phase
-	a.stats.Phases = append(a.stats.Phases, PhaseMark{Phase: e.Phase, T: e.T})
-	a.tl.mark(e.T, e.Phase, "phase")
+func (g *model) phaseEvent(e *history.Event) {
+	g.phase = e.Phase
+	g.stats.Phases = append(g.stats.Phases, PhaseMark{Phase: e.Phase, T: e.T})
+	g.tl.mark(e.T, e.Phase, "phase")
 	switch e.Phase {
 	case "steady":
-		if a.tl.steadyT == 0 {
-			a.tl.steadyT = e.T
+		if g.tl.steadyT == 0 {
+			g.tl.steadyT = e.T
 		}
 	case "drain":
-		if a.cell.TrafficEndT == 0 {
-			a.cell.TrafficEndT = e.T
+		if g.cell.TrafficEndT == 0 {
+			g.cell.TrafficEndT = e.T
 		}
-		a.trafficEnded()
+		g.trafficEnded()
 	case "done", "interrupted":
-		a.drainEndT = e.T
-		a.beginShutdown()
+		g.drainEndT = e.T
+		g.beginShutdown()
 	}
 }
 
 // beginShutdown: the drain is over; members are being stopped. From here
 // ownership changes are the run ending, not disruptions.
-func (a *analyzer) beginShutdown() {
-	if a.shutdown {
+func (g *model) beginShutdown() {
+	if g.shutdown {
 		return
 	}
-	a.trafficEnded()
-	a.shutdown = true
-	if a.cell.DrainEndT == 0 {
-		a.cell.DrainEndT = a.drainEndT
+	g.trafficEnded()
+	g.shutdown = true
+	if g.cell.DrainEndT == 0 {
+		g.cell.DrainEndT = g.drainEndT
 	}
 }
 
 // trafficEnded: the drain began, or the run is shutting down.
-func (a *analyzer) trafficEnded() {
-	for _, h := range a.hooks.trafficEnd {
+func (g *model) trafficEnded() {
+	for _, h := range g.hooks.trafficEnd {
 		h.trafficEnded()
 	}
 }

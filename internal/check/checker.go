@@ -68,6 +68,26 @@ type trafficEndHook interface {
 	trafficEnded()
 }
 
+// newCheckers returns the checkers of a pass over g, in the order their
+// results are written: the pauses first, then the kept stall and the
+// group stop (which fill the disruptions' columns the recovery and the
+// report read), then the rest in the order of the summary's findings.
+func newCheckers(g *model) []checker {
+	return []checker{
+		&pauseCheck{g: g},
+		&keptStallCheck{g: g},
+		&groupStopCheck{g: g},
+		&recoveryCheck{g: g},
+		newDuplicatesCheck(g),
+		&lossCheck{g: g},
+		newOrderingCheck(g),
+		newOverlapCheck(g),
+		&skewCheck{g: g},
+		&movementCheck{g: g},
+		newLatencyCheck(g),
+	}
+}
+
 // hooks are the checkers' hooks, each a list in checker order.
 type hooks struct {
 	processed  []processedHook

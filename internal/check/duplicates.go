@@ -20,7 +20,7 @@ import (
 // next owner starts from plus what the old owner processed after the
 // pause began (pause.bound and pause.extra, which the pause keeps).
 type duplicatesCheck struct {
-	a            *analyzer
+	g            *model
 	count        int64
 	unattributed int64
 	// byPause counts the duplicates attributed to each handover.
@@ -28,8 +28,8 @@ type duplicatesCheck struct {
 	examples []Example
 }
 
-func newDuplicatesCheck(a *analyzer) *duplicatesCheck {
-	return &duplicatesCheck{a: a, byPause: map[*pause]int64{}}
+func newDuplicatesCheck(g *model) *duplicatesCheck {
+	return &duplicatesCheck{g: g, byPause: map[*pause]int64{}}
 }
 
 func (c *duplicatesCheck) processed(p *partition, m *member, e *history.Event, first bool) {
@@ -45,28 +45,28 @@ func (c *duplicatesCheck) processed(p *partition, m *member, e *history.Event, f
 		c.byPause[pp]++
 		id = pp.d.out.ID
 	}
-	if len(c.examples) < c.a.opts.MaxExamples {
+	if len(c.examples) < c.g.opts.MaxExamples {
 		c.examples = append(c.examples, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset),
 			Key: e.Key, Seq: ptr(e.Seq), Disruption: id})
 	}
 }
 
 func (c *duplicatesCheck) result(s *Summary) {
-	a := c.a
+	g := c.g
 	r := &s.Duplicates
-	g := GuaranteeOf(a.cell.CommitPolicy)
+	promise := GuaranteeOf(g.cell.CommitPolicy)
 	r.Count, r.Unattributed = c.count, c.unattributed
 	r.Examples = c.examples
 	r.ByDisruption = map[int]int64{}
 	var beyond []Example
-	for _, d := range a.disr {
+	for _, d := range g.disr {
 		var n int64
 		for _, pp := range d.pauses {
 			dups := c.byPause[pp]
 			n += dups
 			if dups > pp.bound+pp.extra {
 				r.BeyondUncommitted++
-				if len(beyond) < a.opts.MaxExamples {
+				if len(beyond) < g.opts.MaxExamples {
 					beyond = append(beyond, Example{T: pp.start, Partition: ptr(pp.p.id), Disruption: d.out.ID, Proc: nameOf(pp.from),
 						Detail: fmt.Sprintf("%s, but only %s processed at or above the committed offset", plural(dups, "duplicate"), plural(pp.bound+pp.extra, "record"))})
 				}
@@ -77,7 +77,7 @@ func (c *duplicatesCheck) result(s *Summary) {
 			r.ByDisruption[d.out.ID] = n
 		}
 	}
-	switch g {
+	switch promise {
 	case AtMostOnce:
 		r.Check = Check{Verdict: Valid, Expect: "no duplicates (at-most-once)"}
 		if r.Count > 0 {
@@ -85,7 +85,7 @@ func (c *duplicatesCheck) result(s *Summary) {
 			r.Reason = fmt.Sprintf("%s processed more than once under an at-most-once policy", plural(r.Count, "record"))
 		}
 	default:
-		r.Check = Check{Verdict: Valid, Expect: "duplicates allowed (" + g + ")", Examples: r.Examples}
+		r.Check = Check{Verdict: Valid, Expect: "duplicates allowed (" + promise + ")", Examples: r.Examples}
 	}
 	r.Examples = c.examples
 	if r.BeyondUncommitted > 0 {

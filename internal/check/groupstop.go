@@ -9,7 +9,7 @@ import "math"
 // stop. A stop still going on when the history ends counts up to the end
 // of the analysed history.
 type groupStopCheck struct {
-	a *analyzer
+	g *model
 	// stopT is when the group stopped, in disruption stopD (nil: the
 	// group is not stopped, or stopped while shutting down).
 	stopT int64
@@ -21,7 +21,7 @@ type groupStopCheck struct {
 
 // groupStopped: d's pause took the last live partition at t.
 func (c *groupStopCheck) groupStopped(t int64, d *disruption) {
-	if c.a.shutdown {
+	if c.g.shutdown {
 		return
 	}
 	c.stopT, c.stopD = t, d
@@ -41,27 +41,27 @@ func (c *groupStopCheck) groupResumed(t int64) {
 }
 
 func (c *groupStopCheck) result(s *Summary) {
-	end := c.a.endT()
-	for _, d := range c.a.disr {
+	end := c.g.endT()
+	for _, d := range c.g.disr {
 		var stop int64
 		if d.out.ID <= len(c.byDisruption) {
 			stop = c.byDisruption[d.out.ID-1]
 		}
-		if c.stopD == d && c.a.live == 0 {
+		if c.stopD == d && c.g.live == 0 {
 			// The group was still stopped when the history ended.
 			stop = max(stop, end-c.stopT)
 		}
 		s.Disruptions[d.out.ID-1].GroupStopMs = float64(stop) / 1e6
 	}
-	g := &s.GroupStop
-	g.Check = Check{Verdict: Valid, Expect: "measured: eager protocols stop the group, incremental ones should not"}
+	r := &s.GroupStop
+	r.Check = Check{Verdict: Valid, Expect: "measured: eager protocols stop the group, incremental ones should not"}
 	for _, d := range s.Disruptions {
 		if PreSteady(d.Phase) {
 			continue
 		}
 		if d.GroupStopMs > 0 {
-			g.Disruptions++
+			r.Disruptions++
 		}
-		g.MaxMs = math.Max(g.MaxMs, d.GroupStopMs)
+		r.MaxMs = math.Max(r.MaxMs, d.GroupStopMs)
 	}
 }

@@ -17,7 +17,7 @@ import "github.com/chaosbench/chaosbench/internal/history"
 // longest wait is a candidate until p pauses in it (dropped) or another
 // disruption begins for p or the history ends (counted).
 type keptStallCheck struct {
-	a *analyzer
+	g *model
 	// parts holds each partition's state, by partition id.
 	parts []keptPartition
 	// byDisruption holds each disruption's stall, by disruption ID - 1.
@@ -56,7 +56,7 @@ func (c *keptStallCheck) processed(p *partition, m *member, e *history.Event, fi
 	if p.owner != m {
 		return
 	}
-	if c.a.endsPause(p, m) {
+	if c.g.endsPause(p, m) {
 		c.at(p).lastProcT = e.T
 		return
 	}
@@ -67,19 +67,19 @@ func (c *keptStallCheck) processed(p *partition, m *member, e *history.Event, fi
 // candidate when m owned p when the latest disruption began and p has
 // had no pause in it.
 func (c *keptStallCheck) wait(p *partition, m *member, e *history.Event) {
-	a := c.a
+	g := c.g
 	k := c.at(p)
 	prev := k.lastProcT
 	k.lastProcT = e.T
-	if e.IntendedT == 0 || a.shutdown || len(a.disr) == 0 {
+	if e.IntendedT == 0 || g.shutdown || len(g.disr) == 0 {
 		return
 	}
-	d := a.disr[len(a.disr)-1]
+	d := g.disr[len(g.disr)-1]
 	if int(p.id) >= len(d.before) || d.before[p.id] != m || (p.last != nil && p.last.d == d) {
 		return
 	}
 	waiting := max(prev, e.IntendedT)
-	if waiting > d.last+a.grace {
+	if waiting > d.last+g.grace {
 		return
 	}
 	if k.d != d {
@@ -120,7 +120,7 @@ func (c *keptStallCheck) settle(p *partition) {
 // result fills the disruptions' kept stall and the largest of the
 // headline ones.
 func (c *keptStallCheck) result(s *Summary) {
-	for _, p := range c.a.parts {
+	for _, p := range c.g.parts {
 		c.settle(p)
 	}
 	for i, x := range c.byDisruption {

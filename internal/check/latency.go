@@ -20,7 +20,7 @@ import (
 // Redeliveries are left out (they measure the redelivery, not the
 // pipeline), as is the warmup phase.
 type latencyCheck struct {
-	a                 *analyzer
+	g                 *model
 	steady, disrupted *hdrhistogram.Histogram
 	// A disruption's window ends at its last activity, which a streaming
 	// pass learns only later: records processed after the latest
@@ -47,8 +47,8 @@ func newLatencyHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(1, latencyMaxUs, latencyDigits)
 }
 
-func newLatencyCheck(a *analyzer) *latencyCheck {
-	return &latencyCheck{a: a, steady: newLatencyHistogram(), disrupted: newLatencyHistogram(), tentative: newLatencyHistogram()}
+func newLatencyCheck(g *model) *latencyCheck {
+	return &latencyCheck{g: g, steady: newLatencyHistogram(), disrupted: newLatencyHistogram(), tentative: newLatencyHistogram()}
 }
 
 // processed records the latency of a record's first processing, in the
@@ -56,8 +56,8 @@ func newLatencyCheck(a *analyzer) *latencyCheck {
 // pause was processed inside it: the hook comes before the model closes
 // the pause), of the steady state, or the tentative one.
 func (s *latencyCheck) processed(p *partition, m *member, e *history.Event, first bool) {
-	a := s.a
-	if !first || e.IntendedT == 0 || PreSteady(a.phase) {
+	g := s.g
+	if !first || e.IntendedT == 0 || PreSteady(g.phase) {
 		return
 	}
 	us := (e.T - e.IntendedT) / 1000
@@ -71,11 +71,11 @@ func (s *latencyCheck) processed(p *partition, m *member, e *history.Event, firs
 	}
 	h := s.steady
 	switch {
-	case a.openDisr > 0 || a.catchingUp():
+	case g.openDisr > 0 || g.catchingUp():
 		h = s.disrupted
-	case len(a.disr) > 0:
-		d := a.disr[len(a.disr)-1]
-		if e.T-d.last <= a.grace {
+	case len(g.disr) > 0:
+		d := g.disr[len(g.disr)-1]
+		if e.T-d.last <= g.grace {
 			h, s.tentativeD = s.tentative, d
 		} else {
 			s.settle()
@@ -132,7 +132,7 @@ func summarizeLatency(h *hdrhistogram.Histogram) LatencySummary {
 
 func (c *latencyCheck) result(s *Summary) {
 	c.settle()
-	c.startT, c.endT = c.a.stats.FirstT, c.a.stats.LastT
+	c.startT, c.endT = c.g.stats.FirstT, c.g.stats.LastT
 	s.latency = c // for WriteCell's latency.hlog
 	r := &s.Latency
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}

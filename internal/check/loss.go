@@ -15,38 +15,38 @@ import (
 // offsets acknowledged and processed are the model's (partition.acked,
 // partition.processed); this checker counts only the late records.
 type lossCheck struct {
-	a *analyzer
+	g *model
 	// late counts records first processed after the drain ended.
 	late int64
 }
 
 func (c *lossCheck) processed(p *partition, m *member, e *history.Event, first bool) {
-	if first && c.a.drainEndT > 0 && e.T > c.a.drainEndT {
+	if first && c.g.drainEndT > 0 && e.T > c.g.drainEndT {
 		c.late++
 	}
 }
 
 func (c *lossCheck) result(s *Summary) {
-	a := c.a
+	g := c.g
 	r := &s.Loss
-	r.Acknowledged = a.stats.Acked
+	r.Acknowledged = g.stats.Acked
 	r.Late = c.late
 	var ex []Example
-	for _, p := range a.parts {
+	for _, p := range g.parts {
 		top := p.processed.max()
 		p.acked.minus(&p.processed, func(lo, hi int64) bool {
 			// Split the run at the highest processed offset.
 			if lo < top {
 				h := min(hi, top-1)
 				r.Skipped += h - lo + 1
-				if len(ex) < a.opts.MaxExamples {
+				if len(ex) < g.opts.MaxExamples {
 					ex = append(ex, lostExample(p.id, lo, h, "skipped: a later offset of the partition was processed"))
 				}
 			}
 			if hi > top {
 				l := max(lo, top+1)
 				r.Tail += hi - l + 1
-				if len(ex) < a.opts.MaxExamples {
+				if len(ex) < g.opts.MaxExamples {
 					ex = append(ex, lostExample(p.id, l, hi, "tail: no later offset of the partition was processed"))
 				}
 			}
@@ -55,9 +55,9 @@ func (c *lossCheck) result(s *Summary) {
 		r.Unacknowledged += p.processed.len() - p.processed.countCommon(&p.acked)
 	}
 	r.Lost = r.Skipped + r.Tail
-	g := GuaranteeOf(a.cell.CommitPolicy)
-	drained := a.cell.DrainComplete
-	switch g {
+	promise := GuaranteeOf(g.cell.CommitPolicy)
+	drained := g.cell.DrainComplete
+	switch promise {
 	case AtLeastOnce:
 		r.Check = Check{Verdict: Valid, Expect: "no loss (at-least-once)"}
 		switch {
@@ -71,7 +71,7 @@ func (c *lossCheck) result(s *Summary) {
 	case AtMostOnce:
 		r.Check = Check{Verdict: Valid, Expect: "loss allowed (at-most-once)"}
 	default:
-		r.Check = Check{Verdict: Valid, Expect: "loss allowed and reported (" + g + ")"}
+		r.Check = Check{Verdict: Valid, Expect: "loss allowed and reported (" + promise + ")"}
 	}
 	r.Examples = ex
 }

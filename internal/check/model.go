@@ -5,16 +5,49 @@ import (
 	"sort"
 )
 
-// The group model: who owns each partition, which partitions are live,
-// and the disruptions. Every checker reads it; only the hooks below change
-// it. Its state is bounded by partitions, members and disruptions.
+// model is the group model: who owns each partition, which partitions
+// are live, the disruptions and their pauses, the offsets acknowledged
+// and processed, and the group's lag over time. The pass hands it every
+// event; it changes only itself, and tells the checkers through their
+// hooks (checker.go). Every checker reads it; none changes it. Its state
+// is bounded by partitions, members and disruptions.
+type model struct {
+	opts  Options
+	grace int64
+	cell  CellInfo
+	stats HistoryStats
+
+	phase     string
+	shutdown  bool
+	drainEndT int64 // from cell.json; the done phase overrides
+
+	parts       []*partition
+	members     map[memberKey]*member
+	recent      [16]*member // a cache of members (model.member)
+	memberOrder []*member
+	disr        []*disruption
+	// steps maps a chaos step to its disruption (resume finds its pause).
+	steps map[int]*disruption
+
+	live     int
+	openDisr int   // disruptions with a partition not live again
+	lagTotal int64 // the sum of the partitions' lag
+
+	// lastJoin is the latest member that started and has not been
+	// assigned anything yet: the likely cause of an unplanned rebalance.
+	lastJoin *member
+
+	tl timeline
+
+	hooks hooks
+}
 
 // member is one incarnation of a consumer-group member.
 type member struct {
 	proc  string
 	inc   int
 	name  string // "m1.0"
-	idx   int    // its place in analyzer.memberOrder
+	idx   int    // its place in model.memberOrder
 	alive bool
 	// joined: it has been given an assignment (possibly empty).
 	joined bool
@@ -111,14 +144,14 @@ type disruption struct {
 	backlog bool
 }
 
-func (a *analyzer) part(id int32) *partition {
+func (g *model) part(id int32) *partition {
 	if id < 0 {
 		return nil
 	}
-	for int(id) >= len(a.parts) {
-		a.parts = append(a.parts, &partition{id: int32(len(a.parts)), committed: -1})
+	for int(id) >= len(g.parts) {
+		g.parts = append(g.parts, &partition{id: int32(len(g.parts)), committed: -1})
 	}
-	return a.parts[id]
+	return g.parts[id]
 }
 
 type memberKey struct {
@@ -126,43 +159,43 @@ type memberKey struct {
 	inc  int
 }
 
-func (a *analyzer) member(proc string, inc int) *member {
+func (g *model) member(proc string, inc int) *member {
 	// Nearly every event names a member seen before: a small cache, by
 	// the name's last byte and the incarnation, saves the map lookup.
 	var cached **member
 	if proc != "" {
-		cached = &a.recent[(int(proc[len(proc)-1])+inc*5)&(len(a.recent)-1)]
+		cached = &g.recent[(int(proc[len(proc)-1])+inc*5)&(len(g.recent)-1)]
 		if m := *cached; m != nil && m.inc == inc && m.proc == proc {
 			return m
 		}
 	}
 	k := memberKey{proc, inc}
-	if m := a.members[k]; m != nil {
+	if m := g.members[k]; m != nil {
 		if cached != nil {
 			*cached = m
 		}
 		return m
 	}
-	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), idx: len(a.memberOrder), alive: true}
-	a.members[k] = m
-	a.memberOrder = append(a.memberOrder, m)
+	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), idx: len(g.memberOrder), alive: true}
+	g.members[k] = m
+	g.memberOrder = append(g.memberOrder, m)
 	return m
 }
 
 // lookupMember returns a member that has appeared in the history, or nil.
-func (a *analyzer) lookupMember(proc string, inc int) *member {
-	return a.members[memberKey{proc, inc}]
+func (g *model) lookupMember(proc string, inc int) *member {
+	return g.members[memberKey{proc, inc}]
 }
 
 // setOwner makes m the owner of p (nil: nobody).
-func (a *analyzer) setOwner(p *partition, m *member, t int64) {
+func (g *model) setOwner(p *partition, m *member, t int64) {
 	if p.owner == m {
 		return
 	}
-	if a.shutdown && a.drainEndT > 0 && t > a.drainEndT {
-		t = a.drainEndT // ownership is counted up to the end of the drain
+	if g.shutdown && g.drainEndT > 0 && t > g.drainEndT {
+		t = g.drainEndT // ownership is counted up to the end of the drain
 	}
-	for _, h := range a.hooks.ownership {
+	for _, h := range g.hooks.ownership {
 		h.ownerChanging(p, m, t)
 	}
 	if o := p.owner; o != nil {
@@ -211,22 +244,22 @@ func (p *partition) nothingToConsume() bool {
 }
 
 // assign records that m was assigned p at t.
-func (a *analyzer) assign(p *partition, m *member, t int64, trig string) {
+func (g *model) assign(p *partition, m *member, t int64, trig string) {
 	m.setAssigned(p.id, t)
 	p.holders = append(p.holders, m)
 	if old := p.owner; old != nil && old != m && p.pause == nil {
 		// The old owner never gave p up (killed, frozen, fenced): its
 		// ownership ends now.
-		a.endOwnership(p, t, nil, "reassigned from "+old.name)
+		g.endOwnership(p, t, nil, "reassigned from "+old.name)
 	}
-	a.setOwner(p, m, t)
-	if pp := p.pause; pp != nil && !a.shutdown {
-		a.reacquire(pp, t, m)
+	g.setOwner(p, m, t)
+	if pp := p.pause; pp != nil && !g.shutdown {
+		g.reacquire(pp, t, m)
 	}
 }
 
 // reacquire: a member took p over (or its paused owner went on) at t.
-func (a *analyzer) reacquire(pp *pause, t int64, m *member) {
+func (g *model) reacquire(pp *pause, t int64, m *member) {
 	p := pp.p
 	if pp.reacquired == 0 {
 		// The new owner starts from the commit it can see: the latest one
@@ -237,53 +270,53 @@ func (a *analyzer) reacquire(pp *pause, t int64, m *member) {
 	}
 	pp.reacquired = t
 	if p.nothingToConsume() {
-		a.closePause(pp, t, true, m)
+		g.closePause(pp, t, true, m)
 	}
 }
 
 // unassign records that m gave up p (revoked or lost) at t.
-func (a *analyzer) unassign(p *partition, m *member, t int64, trig string) {
+func (g *model) unassign(p *partition, m *member, t int64, trig string) {
 	p.removeHolder(m)
 	if p.owner != m {
 		return // a stale holder (zombie) learning it lost p: no change
 	}
-	a.endOwnership(p, t, nil, trig)
-	a.setOwner(p, nil, t)
+	g.endOwnership(p, t, nil, trig)
+	g.setOwner(p, nil, t)
 }
 
 // lose records that m learned it lost p at t (a session or poll timeout).
 // A member losing its membership is a disruption of its own, unless a
 // window is still open or the latest chaos step targeted that member.
-func (a *analyzer) lose(p *partition, m *member, t int64) {
+func (g *model) lose(p *partition, m *member, t int64) {
 	p.removeHolder(m)
 	if p.owner != m {
 		return
 	}
 	var d *disruption
-	if c := a.current(t); c != nil && (c.open > 0 || c.out.Target == m.proc) {
+	if c := g.current(t); c != nil && (c.open > 0 || c.out.Target == m.proc) {
 		d = c
-	} else if !a.shutdown {
-		d = a.open(t, "rebalance", "lost by "+m.name)
+	} else if !g.shutdown {
+		d = g.open(t, "rebalance", "lost by "+m.name)
 	}
-	a.endOwnership(p, t, d, "")
-	a.setOwner(p, nil, t)
+	g.endOwnership(p, t, d, "")
+	g.setOwner(p, nil, t)
 }
 
 // endOwnership: p's owner stopped processing it at t. d is the
 // disruption that caused it, if known (a chaos step); otherwise the
 // current one, or a new unplanned one with the given trigger.
-func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig string) {
+func (g *model) endOwnership(p *partition, t int64, d *disruption, trig string) {
 	if p.pause != nil {
 		return // already stopped: the first cause counts
 	}
-	if a.shutdown {
-		a.notLive(p, t, nil)
+	if g.shutdown {
+		g.notLive(p, t, nil)
 		return
 	}
 	if d == nil {
-		d = a.current(t)
+		d = g.current(t)
 		if d == nil {
-			d = a.open(t, "rebalance", trig)
+			d = g.open(t, "rebalance", trig)
 		}
 	}
 	pp := &pause{p: p, d: d, from: p.owner, start: t}
@@ -292,31 +325,31 @@ func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig strin
 	d.pauses = append(d.pauses, pp)
 	d.caughtUp = false // a new pause: a new backlog to work off
 	if d.open == 0 {
-		a.openDisr++
+		g.openDisr++
 	}
 	d.open++
-	a.touch(d, t)
-	a.notLive(p, t, d)
-	for _, h := range a.hooks.pause {
+	g.touch(d, t)
+	g.notLive(p, t, d)
+	for _, h := range g.hooks.pause {
 		h.pauseBegan(pp)
 	}
 }
 
 // endsPause reports whether m processing p now ends p's pause: m owns p,
 // p is paused, and the run is not shutting down.
-func (a *analyzer) endsPause(p *partition, m *member) bool {
-	return p.pause != nil && p.owner == m && !a.shutdown
+func (g *model) endsPause(p *partition, m *member) bool {
+	return p.pause != nil && p.owner == m && !g.shutdown
 }
 
 // becomeLive: p's owner processed it (or, idle, got it) at t.
-func (a *analyzer) becomeLive(p *partition, t int64) {
+func (g *model) becomeLive(p *partition, t int64) {
 	if p.live {
 		return
 	}
 	p.live = true
-	a.live++
-	if a.live == 1 {
-		for _, h := range a.hooks.live {
+	g.live++
+	if g.live == 1 {
+		for _, h := range g.hooks.live {
 			h.groupResumed(t)
 		}
 	}
@@ -324,34 +357,34 @@ func (a *analyzer) becomeLive(p *partition, t int64) {
 
 // notLive: p stopped being live at t, paused in d (nil: the run is
 // shutting down).
-func (a *analyzer) notLive(p *partition, t int64, d *disruption) {
+func (g *model) notLive(p *partition, t int64, d *disruption) {
 	if !p.live {
 		return
 	}
 	p.live = false
-	a.live--
-	if a.live == 0 {
-		for _, h := range a.hooks.live {
+	g.live--
+	if g.live == 0 {
+		for _, h := range g.hooks.live {
 			h.groupStopped(t, d)
 		}
 	}
 }
 
 // closePause ends an open pause at t.
-func (a *analyzer) closePause(pp *pause, t int64, idle bool, to *member) {
+func (g *model) closePause(pp *pause, t int64, idle bool, to *member) {
 	pp.end, pp.idle, pp.to = t, idle, to
 	p := pp.p
 	p.pause = nil
-	a.becomeLive(p, t)
+	g.becomeLive(p, t)
 	d := pp.d
 	d.open--
 	if d.open == 0 {
-		a.openDisr--
+		g.openDisr--
 	}
-	a.touch(d, t)
+	g.touch(d, t)
 	if d.open == 0 {
-		d.snapshotAfter(a)
-		for _, h := range a.hooks.window {
+		d.snapshotAfter(g)
+		for _, h := range g.hooks.window {
 			h.windowClosed(d)
 		}
 	}
@@ -361,13 +394,13 @@ func (a *analyzer) closePause(pp *pause, t int64, idle bool, to *member) {
 // the most recent one that is open (a partition it affected is not live
 // again), still pending (it is the latest and has affected nothing yet),
 // or ended less than the rebalance grace ago; nil if none.
-func (a *analyzer) current(t int64) *disruption {
-	for i := len(a.disr) - 1; i >= 0; i-- {
-		d := a.disr[i]
-		if d.open > 0 || t-d.last <= a.grace {
+func (g *model) current(t int64) *disruption {
+	for i := len(g.disr) - 1; i >= 0; i-- {
+		d := g.disr[i]
+		if d.open > 0 || t-d.last <= g.grace {
 			return d
 		}
-		if i == len(a.disr)-1 && len(d.pauses) == 0 {
+		if i == len(g.disr)-1 && len(d.pauses) == 0 {
 			return d
 		}
 	}
@@ -375,17 +408,17 @@ func (a *analyzer) current(t int64) *disruption {
 }
 
 // open starts a disruption at t.
-func (a *analyzer) open(t int64, cause, trig string) *disruption {
+func (g *model) open(t int64, cause, trig string) *disruption {
 	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}}
-	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
+	d.out = Disruption{ID: len(g.disr) + 1, Cause: cause, Trigger: trig, Phase: g.phase, StartT: t}
 	d.last = t
 	// The lag level it must come back to is the steady state's: measured
 	// after the previous disruption caught up, or inherited from it while
 	// it has not.
-	from := t - int64(a.opts.BaselineWindow)
+	from := t - int64(g.opts.BaselineWindow)
 	var prev *disruption
-	if n := len(a.disr); n > 0 {
-		prev = a.disr[n-1]
+	if n := len(g.disr); n > 0 {
+		prev = g.disr[n-1]
 		switch {
 		case len(prev.pauses) == 0:
 			from = max(from, prev.last)
@@ -396,30 +429,30 @@ func (a *analyzer) open(t int64, cause, trig string) *disruption {
 			d.backlog = true
 		}
 	}
-	if lag, ok := a.tl.peakBefore(from, t); ok {
+	if lag, ok := g.tl.peakBefore(from, t); ok {
 		d.lagBefore = lag
 	} else if prev != nil {
 		d.lagBefore = prev.lagBefore
 	} else {
-		d.lagBefore = a.lagTotal
+		d.lagBefore = g.lagTotal
 	}
-	d.before = make([]*member, len(a.parts))
-	for i, p := range a.parts {
+	d.before = make([]*member, len(g.parts))
+	for i, p := range g.parts {
 		d.before[i] = p.owner
 	}
-	a.disr = append(a.disr, d)
-	for _, h := range a.hooks.disruption {
+	g.disr = append(g.disr, d)
+	for _, h := range g.hooks.disruption {
 		h.disruptionOpened(d)
 	}
 	return d
 }
 
 // touch records activity of d at t: its window reaches at least to t.
-func (a *analyzer) touch(d *disruption, t int64) {
+func (g *model) touch(d *disruption, t int64) {
 	if t > d.last {
 		d.last = t
 	}
-	for _, h := range a.hooks.disruption {
+	for _, h := range g.hooks.disruption {
 		h.disruptionActive(d)
 	}
 }
@@ -431,16 +464,16 @@ func (a *analyzer) touch(d *disruption, t int64) {
 // disruption's baseline may begin): it is settled when asked, and the
 // latency check asks at every record it measures while no disruption is
 // open.
-func (a *analyzer) catchingUp() bool {
-	if len(a.disr) == 0 {
+func (g *model) catchingUp() bool {
+	if len(g.disr) == 0 {
 		return false
 	}
-	d := a.disr[len(a.disr)-1]
+	d := g.disr[len(g.disr)-1]
 	if d.caughtUp || (len(d.pauses) == 0 && !d.backlog) {
 		return false // caught up, or it stopped nothing and inherited no backlog
 	}
-	if a.lagTotal <= d.lagBefore {
-		d.caughtUp, d.caughtUpT = true, a.stats.LastT
+	if g.lagTotal <= d.lagBefore {
+		d.caughtUp, d.caughtUpT = true, g.stats.LastT
 		return false
 	}
 	return true
@@ -448,15 +481,15 @@ func (a *analyzer) catchingUp() bool {
 
 // rebalanceEvent attributes an assignment event to the current
 // disruption, if any.
-func (a *analyzer) rebalanceEvent(t int64, gen int32, m *member, assigned bool) {
-	if a.shutdown {
+func (g *model) rebalanceEvent(t int64, gen int32, m *member, assigned bool) {
+	if g.shutdown {
 		return
 	}
-	d := a.current(t)
+	d := g.current(t)
 	if d == nil {
 		return
 	}
-	a.touch(d, t)
+	g.touch(d, t)
 	if gen > 0 {
 		d.gens[gen] = struct{}{}
 	}
@@ -464,13 +497,13 @@ func (a *analyzer) rebalanceEvent(t int64, gen int32, m *member, assigned bool) 
 		d.assignees[m.proc] = struct{}{}
 	}
 	if d.open == 0 {
-		d.snapshotAfter(a) // settled, as far as is known now
+		d.snapshotAfter(g) // settled, as far as is known now
 	}
 }
 
-func (d *disruption) snapshotAfter(a *analyzer) {
-	d.after = make([]*member, len(a.parts))
-	for i, p := range a.parts {
+func (d *disruption) snapshotAfter(g *model) {
+	d.after = make([]*member, len(g.parts))
+	for i, p := range g.parts {
 		d.after[i] = p.owner
 	}
 	d.closed = true
@@ -478,21 +511,21 @@ func (d *disruption) snapshotAfter(a *analyzer) {
 
 // stopMember: a chaos step stopped m processing at t (kill, stop, pause,
 // slow, restart): every partition it owns is paused, caused by d.
-func (a *analyzer) stopMember(m *member, t int64, d *disruption) {
-	for _, p := range a.parts {
+func (g *model) stopMember(m *member, t int64, d *disruption) {
+	for _, p := range g.parts {
 		if p.owner == m {
-			a.endOwnership(p, t, d, "")
+			g.endOwnership(p, t, d, "")
 		}
 	}
 }
 
 // memberGone: m's process is gone (killed or exited): it holds nothing.
-func (a *analyzer) memberGone(m *member, t int64, d *disruption, trig string) {
+func (g *model) memberGone(m *member, t int64, d *disruption, trig string) {
 	m.alive = false
-	for _, p := range a.parts {
+	for _, p := range g.parts {
 		if p.owner == m {
-			a.endOwnership(p, t, d, trig)
-			a.setOwner(p, nil, t)
+			g.endOwnership(p, t, d, trig)
+			g.setOwner(p, nil, t)
 		}
 		p.removeHolder(m)
 	}
@@ -500,10 +533,10 @@ func (a *analyzer) memberGone(m *member, t int64, d *disruption, trig string) {
 
 // resumeMember: a paused member was let go on at t: the partitions it
 // still owns are reacquired.
-func (a *analyzer) resumeMember(m *member, t int64) {
-	for _, p := range a.parts {
-		if pp := p.pause; pp != nil && p.owner == m && !a.shutdown {
-			a.reacquire(pp, t, m)
+func (g *model) resumeMember(m *member, t int64) {
+	for _, p := range g.parts {
+		if pp := p.pause; pp != nil && p.owner == m && !g.shutdown {
+			g.reacquire(pp, t, m)
 		}
 	}
 }

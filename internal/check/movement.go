@@ -17,7 +17,7 @@ import (
 // to a member other than their last owner (moved counts only the net
 // change).
 type movementCheck struct {
-	a *analyzer
+	g *model
 	// reassignments counts them per disruption, by disruption ID - 1.
 	reassignments []int
 }
@@ -25,10 +25,10 @@ type movementCheck struct {
 // ownerChanging counts a partition given to a member other than its last
 // owner, in the disruption the change belongs to.
 func (c *movementCheck) ownerChanging(p *partition, to *member, t int64) {
-	if to == nil || p.lastOwner == "" || p.lastOwner == to.proc || c.a.shutdown {
+	if to == nil || p.lastOwner == "" || p.lastOwner == to.proc || c.g.shutdown {
 		return
 	}
-	d := c.a.current(t)
+	d := c.g.current(t)
 	if d == nil {
 		return
 	}
@@ -113,7 +113,7 @@ func maxKept(counts map[string]int, n, total int) int {
 func (c *movementCheck) result(s *Summary) {
 	r := &s.Movement
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
-	for _, ep := range episodes(c.a.disr) {
+	for _, ep := range episodes(c.g.disr) {
 		moved, least, ok := episodeMovement(ep)
 		head := &s.Disruptions[ep[0].out.ID-1]
 		head.Moved, head.MinMoves, head.MovementKnown = moved, least, ok

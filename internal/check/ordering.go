@@ -20,7 +20,7 @@ import (
 // partition: an overlap) or same_partition (the log itself is out of
 // order).
 type orderingCheck struct {
-	a *analyzer
+	g *model
 	// keys holds each producer's keys (keytable.go).
 	keys map[string]*keyTable
 	n    int64
@@ -72,15 +72,15 @@ func (k *keyState) add(seq int64) bool {
 	return k.more.add(seq)
 }
 
-func newOrderingCheck(a *analyzer) *orderingCheck {
-	return &orderingCheck{a: a, keys: map[string]*keyTable{}, ex: map[string][]Example{}}
+func newOrderingCheck(g *model) *orderingCheck {
+	return &orderingCheck{g: g, keys: map[string]*keyTable{}, ex: map[string][]Example{}}
 }
 
 func (s *orderingCheck) example(kind string, e Example) {
-	if len(s.ex[kind]) < s.a.opts.MaxExamples {
+	if len(s.ex[kind]) < s.g.opts.MaxExamples {
 		s.ex[kind] = append(s.ex[kind], e)
 	}
-	if kind != "producer_duplicate" && len(s.all) < s.a.opts.MaxExamples {
+	if kind != "producer_duplicate" && len(s.all) < s.g.opts.MaxExamples {
 		s.all = append(s.all, e)
 	}
 }
@@ -199,7 +199,7 @@ func (o *orderingCheck) result(s *Summary) {
 	r.Reorders, r.PartitionChange, r.Zombie, r.SamePartition = o.reorders, o.partChange, o.zombie, o.same
 	r.ProducerDuplicates = o.producerDups
 	r.Check = Check{Verdict: Valid, Expect: "per-key order kept within a partition (idempotent producer); reorders after a partition-count change or by zombies are reported", Examples: o.all}
-	idem := o.a.cell.IdempotentProducer
+	idem := o.g.cell.IdempotentProducer
 	bad := r.SamePartition + r.ProducerDuplicates
 	switch {
 	case bad == 0:

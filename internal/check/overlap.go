@@ -12,7 +12,7 @@ import (
 // as incidents (distinct A, p, B). Processing of a partition nobody owns,
 // by a member that does not hold it either, is counted apart as unowned.
 type overlapCheck struct {
-	a         *analyzer
+	g         *model
 	events    int64
 	incidents map[incident]struct{}
 	unowned   int64
@@ -24,8 +24,8 @@ type incident struct {
 	p    int32
 }
 
-func newOverlapCheck(a *analyzer) *overlapCheck {
-	return &overlapCheck{a: a, incidents: map[incident]struct{}{}}
+func newOverlapCheck(g *model) *overlapCheck {
+	return &overlapCheck{g: g, incidents: map[incident]struct{}{}}
 }
 
 func (s *overlapCheck) processed(p *partition, m *member, e *history.Event, first bool) {
@@ -33,7 +33,7 @@ func (s *overlapCheck) processed(p *partition, m *member, e *history.Event, firs
 	if o == nil {
 		if p.everOwned && !holds(p, m) {
 			s.unowned++
-			if len(s.exUn) < s.a.opts.MaxExamples {
+			if len(s.exUn) < s.g.opts.MaxExamples {
 				s.exUn = append(s.exUn, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset), Detail: "no member owned the partition"})
 			}
 		}
@@ -46,7 +46,7 @@ func (s *overlapCheck) processed(p *partition, m *member, e *history.Event, firs
 	k := incident{m, o, p.id}
 	if _, ok := s.incidents[k]; !ok {
 		s.incidents[k] = struct{}{}
-		if len(s.ex) < s.a.opts.MaxExamples {
+		if len(s.ex) < s.g.opts.MaxExamples {
 			s.ex = append(s.ex, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset), Other: o.name,
 				Detail: fmt.Sprintf("%s was assigned the partition after %s", o.name, m.name)})
 		}

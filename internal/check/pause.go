@@ -13,8 +13,8 @@ import (
 // finishPauses settles the pauses still open when the history ends: a
 // partition that a member had taken over but that had nothing to consume
 // is idle (measured to the takeover); otherwise it was never live again.
-func (a *analyzer) finishPauses(end int64) {
-	for _, p := range a.parts {
+func (g *model) finishPauses(end int64) {
+	for _, p := range g.parts {
 		pp := p.pause
 		if pp == nil {
 			continue
@@ -29,9 +29,9 @@ func (a *analyzer) finishPauses(end int64) {
 		}
 		pp.end = 0 // unfinished
 	}
-	for _, d := range a.disr {
+	for _, d := range g.disr {
 		if d.open == 0 && !d.closed {
-			d.snapshotAfter(a)
+			d.snapshotAfter(g)
 		}
 	}
 }
@@ -53,11 +53,11 @@ func (pp *pause) ns(end int64) int64 {
 // endT is where the analysed history ends: the end of the drain when the
 // history has one (what follows is the run shutting down), else the last
 // event.
-func (a *analyzer) endT() int64 {
-	if a.shutdown && a.drainEndT > 0 && a.drainEndT < a.stats.LastT {
-		return a.drainEndT
+func (g *model) endT() int64 {
+	if g.shutdown && g.drainEndT > 0 && g.drainEndT < g.stats.LastT {
+		return g.drainEndT
 	}
-	return a.stats.LastT
+	return g.stats.LastT
 }
 
 // headline reports whether a disruption counts in the cell's headline
@@ -71,10 +71,10 @@ func (d *disruption) headline() bool { return !PreSteady(d.out.Phase) }
 // not recorded then.
 func PreSteady(phase string) bool { return phase == "start" || phase == "warmup" }
 
-func (a *analyzer) finishDisruptions(s *Summary) {
-	end := a.endT()
-	s.Disruptions = make([]Disruption, 0, len(a.disr))
-	for _, d := range a.disr {
+func (g *model) finishDisruptions(s *Summary) {
+	end := g.endT()
+	s.Disruptions = make([]Disruption, 0, len(g.disr))
+	for _, d := range g.disr {
 		o := d.out
 		var vals []int64
 		var sum int64 // ns without processing, unfinished pauses included
@@ -112,18 +112,18 @@ func (a *analyzer) finishDisruptions(s *Summary) {
 
 // pauseCheck writes the pauses' part of the summary.
 type pauseCheck struct {
-	a *analyzer
+	g *model
 }
 
 func (c *pauseCheck) result(s *Summary) {
-	a := c.a
-	end := a.endT()
+	g := c.g
+	end := g.endT()
 	r := &s.Pause
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
 	var vals []int64
 	var sum int64
 	r.Pauses = []PartitionPause{}
-	for _, d := range a.disr {
+	for _, d := range g.disr {
 		for _, pp := range d.pauses {
 			if !pp.counted() {
 				continue
@@ -157,7 +157,7 @@ func (c *pauseCheck) result(s *Summary) {
 	if r.Unfinished > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: Valid, Count: int64(r.Unfinished),
 			Message:  fmt.Sprintf("%s not processed again after the owner stopped, before the history ended", plural(int64(r.Unfinished), "partition")),
-			Examples: unfinishedExamples(r.Pauses, a.opts.MaxExamples)})
+			Examples: unfinishedExamples(r.Pauses, g.opts.MaxExamples)})
 	}
 }
 

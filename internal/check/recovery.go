@@ -9,17 +9,17 @@ import "math"
 // (timeline.recovery). It reads the disruptions' rows and the timeline,
 // and has no hooks.
 type recoveryCheck struct {
-	a *analyzer
+	g *model
 }
 
 func (c *recoveryCheck) result(s *Summary) {
-	a := c.a
+	g := c.g
 	r := &s.Recovery
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
-	r.RateWindowMs = float64(a.opts.RateWindow) / 1e6
-	r.BaselineMs = float64(a.opts.BaselineWindow) / 1e6
-	stop := a.cell.TrafficEndT
-	rw := int64(a.opts.RateWindow)
+	r.RateWindowMs = float64(g.opts.RateWindow) / 1e6
+	r.BaselineMs = float64(g.opts.BaselineWindow) / 1e6
+	stop := g.cell.TrafficEndT
+	rw := int64(g.opts.RateWindow)
 	// The rate and lag "before" a disruption are the steady state's: the
 	// baseline starts no earlier than the end of the previous disruption's
 	// recovery, and a disruption that came before the group had recovered
@@ -30,7 +30,7 @@ func (c *recoveryCheck) result(s *Summary) {
 		d := &s.Disruptions[i]
 		var base baseline
 		if prevEnd >= 0 {
-			base = a.tl.baselineOf(max(d.StartT-int64(a.opts.BaselineWindow), prevEnd), d.StartT, rw)
+			base = g.tl.baselineOf(max(d.StartT-int64(g.opts.BaselineWindow), prevEnd), d.StartT, rw)
 		}
 		if !base.ok {
 			base = prev
@@ -42,7 +42,7 @@ func (c *recoveryCheck) result(s *Summary) {
 		if d.Unfinished {
 			d.RecoveryNote = "the disruption never ended"
 		} else {
-			d.RecoveryMs, at, d.RecoveryNote = a.tl.recovery(d.StartT, d.EndT, stop, rw, a.opts.RecoveryFraction, base)
+			d.RecoveryMs, at, d.RecoveryNote = g.tl.recovery(d.StartT, d.EndT, stop, rw, g.opts.RecoveryFraction, base)
 		}
 		switch {
 		case d.RecoveryMs != nil:

@@ -15,7 +15,7 @@ import (
 // ownership are the model's (partition.records, member.ownedNs); this
 // checker counts what each member processed and samples the spread.
 type skewCheck struct {
-	a *analyzer
+	g *model
 	// byMember counts records processed per member, by member.idx.
 	byMember  []int64
 	maxSpread int
@@ -31,7 +31,7 @@ func (c *skewCheck) processed(p *partition, m *member, e *history.Event, first b
 
 // windowClosed samples the spread of a settled assignment.
 func (c *skewCheck) windowClosed(d *disruption) {
-	if c.a.shutdown {
+	if c.g.shutdown {
 		return
 	}
 	c.maxSpread = max(c.maxSpread, spread(c.assignmentCounts()))
@@ -52,12 +52,12 @@ func (c *skewCheck) trafficEnded() {
 // name), members that own nothing included.
 func (c *skewCheck) assignmentCounts() map[string]int {
 	n := map[string]int{}
-	for _, m := range c.a.memberOrder {
+	for _, m := range c.g.memberOrder {
 		if m.alive && m.joined {
 			n[m.proc] += 0
 		}
 	}
-	for _, p := range c.a.parts {
+	for _, p := range c.g.parts {
 		if p.owner != nil {
 			n[p.owner.proc]++
 		}
@@ -90,13 +90,13 @@ func (c *skewCheck) result(s *Summary) {
 // recordsPerPartition fills the partitions' side: the acknowledged
 // records of each (or, without acknowledgements, those processed).
 func (c *skewCheck) recordsPerPartition(r *SkewResult) {
-	a := c.a
-	n := len(a.parts)
+	g := c.g
+	n := len(g.parts)
 	r.RecordsPerPartition = make([]int64, n)
-	useProduced := a.stats.Acked > 0
+	useProduced := g.stats.Acked > 0
 	var sum int64
 	var hot int64 = -1
-	for i, p := range a.parts {
+	for i, p := range g.parts {
 		v := p.records
 		if !useProduced {
 			v = p.processed.len()
@@ -127,10 +127,10 @@ func (c *skewCheck) memberLoads() []MemberLoad {
 	type load struct {
 		processed, ownedNs int64
 	}
-	stop := c.a.endT()
+	stop := c.g.endT()
 	loads := map[string]*load{}
 	var names []string
-	for _, m := range c.a.memberOrder {
+	for _, m := range c.g.memberOrder {
 		l := loads[m.proc]
 		if l == nil {
 			l = &load{}
