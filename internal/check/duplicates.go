@@ -106,11 +106,3 @@ func nameOf(m *member) string {
 	}
 	return m.name
 }
-
-// plural returns "1 record", "2 records".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

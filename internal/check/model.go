@@ -1,16 +1,15 @@
 package check
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
 // model is the group model: who owns each partition, which partitions
 // are live, the disruptions and their pauses, the offsets acknowledged
 // and processed, and the group's lag over time. The pass hands it every
-// event; it changes only itself, and tells the checkers through their
-// hooks (checker.go). Every checker reads it; none changes it. Its state
-// is bounded by partitions, members and disruptions.
+// event (events.go); it changes only itself, and tells the checkers
+// through their hooks (checker.go). Every checker reads it and none
+// changes it, with one exception: a disruption's catch-up is settled when
+// the latency check asks (model.catchingUp). Its state is bounded by
+// partitions, members and disruptions.
 type model struct {
 	opts  Options
 	grace int64
@@ -101,47 +100,6 @@ type partition struct {
 	committed int64     // latest successful commit, -1 none
 	// records counts acknowledged produced records (skew).
 	records int64
-}
-
-// pause is one partition's pause in one disruption.
-type pause struct {
-	p     *partition
-	d     *disruption
-	from  *member // the owner that stopped
-	to    *member // the owner whose processing ended the pause
-	start int64
-	end   int64 // 0 while open
-	// reacquired is when a member was (re)assigned the partition, or the
-	// paused owner resumed; 0 while nobody has it.
-	reacquired int64
-	idle       bool
-	// bound: records processed at or above the committed offset the next
-	// owner starts from (when the pause began, until it is taken over);
-	// extra: records the old owner processed while not owning it.
-	bound int64
-	extra int64
-}
-
-// disruption is a chaos step or an unplanned membership change.
-type disruption struct {
-	out       Disruption
-	pauses    []*pause
-	open      int   // pauses still open
-	last      int64 // last activity: a pause ended or an assignment event
-	gens      map[int32]struct{}
-	before    []*member // owners at the start, by partition
-	after     []*member // owners when the window last closed
-	closed    bool      // after is valid
-	assignees map[string]struct{}
-	// lagBefore is the group's highest lag at any moment of the baseline
-	// before it; caughtUp is set once the lag is back to it after the
-	// window.
-	lagBefore int64
-	caughtUp  bool
-	caughtUpT int64
-	// backlog: it began while the previous disruption's backlog was not
-	// worked off; it inherits that catch-up even if it pauses nothing.
-	backlog bool
 }
 
 func (g *model) part(id int32) *partition {
@@ -250,27 +208,11 @@ func (g *model) assign(p *partition, m *member, t int64, trig string) {
 	if old := p.owner; old != nil && old != m && p.pause == nil {
 		// The old owner never gave p up (killed, frozen, fenced): its
 		// ownership ends now.
-		g.endOwnership(p, t, nil, "reassigned from "+old.name)
+		g.beginPause(p, t, nil, "reassigned from "+old.name)
 	}
 	g.setOwner(p, m, t)
 	if pp := p.pause; pp != nil && !g.shutdown {
 		g.reacquire(pp, t, m)
-	}
-}
-
-// reacquire: a member took p over (or its paused owner went on) at t.
-func (g *model) reacquire(pp *pause, t int64, m *member) {
-	p := pp.p
-	if pp.reacquired == 0 {
-		// The new owner starts from the commit it can see: the latest one
-		// recorded before now (a commit is recorded after the broker
-		// acknowledged it). What the old owner processed at or above it
-		// can come again.
-		pp.bound = p.processed.countFrom(max(p.committed, 0))
-	}
-	pp.reacquired = t
-	if p.nothingToConsume() {
-		g.closePause(pp, t, true, m)
 	}
 }
 
@@ -280,7 +222,7 @@ func (g *model) unassign(p *partition, m *member, t int64, trig string) {
 	if p.owner != m {
 		return // a stale holder (zombie) learning it lost p: no change
 	}
-	g.endOwnership(p, t, nil, trig)
+	g.beginPause(p, t, nil, trig)
 	g.setOwner(p, nil, t)
 }
 
@@ -298,47 +240,40 @@ func (g *model) lose(p *partition, m *member, t int64) {
 	} else if !g.shutdown {
 		d = g.open(t, "rebalance", "lost by "+m.name)
 	}
-	g.endOwnership(p, t, d, "")
+	g.beginPause(p, t, d, "")
 	g.setOwner(p, nil, t)
 }
 
-// endOwnership: p's owner stopped processing it at t. d is the
-// disruption that caused it, if known (a chaos step); otherwise the
-// current one, or a new unplanned one with the given trigger.
-func (g *model) endOwnership(p *partition, t int64, d *disruption, trig string) {
-	if p.pause != nil {
-		return // already stopped: the first cause counts
-	}
-	if g.shutdown {
-		g.notLive(p, t, nil)
-		return
-	}
-	if d == nil {
-		d = g.current(t)
-		if d == nil {
-			d = g.open(t, "rebalance", trig)
+// stopMember: a chaos step stopped m processing at t (kill, stop, pause,
+// slow, restart): every partition it owns is paused, caused by d.
+func (g *model) stopMember(m *member, t int64, d *disruption) {
+	for _, p := range g.parts {
+		if p.owner == m {
+			g.beginPause(p, t, d, "")
 		}
-	}
-	pp := &pause{p: p, d: d, from: p.owner, start: t}
-	pp.bound = p.processed.countFrom(max(p.committed, 0))
-	p.pause, p.last = pp, pp
-	d.pauses = append(d.pauses, pp)
-	d.caughtUp = false // a new pause: a new backlog to work off
-	if d.open == 0 {
-		g.openDisr++
-	}
-	d.open++
-	g.touch(d, t)
-	g.notLive(p, t, d)
-	for _, h := range g.hooks.pause {
-		h.pauseBegan(pp)
 	}
 }
 
-// endsPause reports whether m processing p now ends p's pause: m owns p,
-// p is paused, and the run is not shutting down.
-func (g *model) endsPause(p *partition, m *member) bool {
-	return p.pause != nil && p.owner == m && !g.shutdown
+// memberGone: m's process is gone (killed or exited): it holds nothing.
+func (g *model) memberGone(m *member, t int64, d *disruption, trig string) {
+	m.alive = false
+	for _, p := range g.parts {
+		if p.owner == m {
+			g.beginPause(p, t, d, trig)
+			g.setOwner(p, nil, t)
+		}
+		p.removeHolder(m)
+	}
+}
+
+// resumeMember: a paused member was let go on at t: the partitions it
+// still owns are reacquired.
+func (g *model) resumeMember(m *member, t int64) {
+	for _, p := range g.parts {
+		if pp := p.pause; pp != nil && p.owner == m && !g.shutdown {
+			g.reacquire(pp, t, m)
+		}
+	}
 }
 
 // becomeLive: p's owner processed it (or, idle, got it) at t.
@@ -368,185 +303,4 @@ func (g *model) notLive(p *partition, t int64, d *disruption) {
 			h.groupStopped(t, d)
 		}
 	}
-}
-
-// closePause ends an open pause at t.
-func (g *model) closePause(pp *pause, t int64, idle bool, to *member) {
-	pp.end, pp.idle, pp.to = t, idle, to
-	p := pp.p
-	p.pause = nil
-	g.becomeLive(p, t)
-	d := pp.d
-	d.open--
-	if d.open == 0 {
-		g.openDisr--
-	}
-	g.touch(d, t)
-	if d.open == 0 {
-		d.snapshotAfter(g)
-		for _, h := range g.hooks.window {
-			h.windowClosed(d)
-		}
-	}
-}
-
-// current returns the disruption an ownership change at t belongs to:
-// the most recent one that is open (a partition it affected is not live
-// again), still pending (it is the latest and has affected nothing yet),
-// or ended less than the rebalance grace ago; nil if none.
-func (g *model) current(t int64) *disruption {
-	for i := len(g.disr) - 1; i >= 0; i-- {
-		d := g.disr[i]
-		if d.open > 0 || t-d.last <= g.grace {
-			return d
-		}
-		if i == len(g.disr)-1 && len(d.pauses) == 0 {
-			return d
-		}
-	}
-	return nil
-}
-
-// open starts a disruption at t.
-func (g *model) open(t int64, cause, trig string) *disruption {
-	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}}
-	d.out = Disruption{ID: len(g.disr) + 1, Cause: cause, Trigger: trig, Phase: g.phase, StartT: t}
-	d.last = t
-	// The lag level it must come back to is the steady state's: measured
-	// after the previous disruption caught up, or inherited from it while
-	// it has not.
-	from := t - int64(g.opts.BaselineWindow)
-	var prev *disruption
-	if n := len(g.disr); n > 0 {
-		prev = g.disr[n-1]
-		switch {
-		case len(prev.pauses) == 0:
-			from = max(from, prev.last)
-		case prev.open == 0 && prev.caughtUp:
-			from = max(from, prev.caughtUpT)
-		default:
-			from = t // still disrupted: nothing to measure
-			d.backlog = true
-		}
-	}
-	if lag, ok := g.tl.peakBefore(from, t); ok {
-		d.lagBefore = lag
-	} else if prev != nil {
-		d.lagBefore = prev.lagBefore
-	} else {
-		d.lagBefore = g.lagTotal
-	}
-	d.before = make([]*member, len(g.parts))
-	for i, p := range g.parts {
-		d.before[i] = p.owner
-	}
-	g.disr = append(g.disr, d)
-	for _, h := range g.hooks.disruption {
-		h.disruptionOpened(d)
-	}
-	return d
-}
-
-// touch records activity of d at t: its window reaches at least to t.
-func (g *model) touch(d *disruption, t int64) {
-	if t > d.last {
-		d.last = t
-	}
-	for _, h := range g.hooks.disruption {
-		h.disruptionActive(d)
-	}
-}
-
-// catchingUp reports whether the group is still working off the backlog
-// of the latest disruption: its window has closed, but the lag is above
-// its level before the disruption. The first time it finds the lag back
-// at that level, the disruption has caught up (caughtUpT, where the next
-// disruption's baseline may begin): it is settled when asked, and the
-// latency check asks at every record it measures while no disruption is
-// open.
-func (g *model) catchingUp() bool {
-	if len(g.disr) == 0 {
-		return false
-	}
-	d := g.disr[len(g.disr)-1]
-	if d.caughtUp || (len(d.pauses) == 0 && !d.backlog) {
-		return false // caught up, or it stopped nothing and inherited no backlog
-	}
-	if g.lagTotal <= d.lagBefore {
-		d.caughtUp, d.caughtUpT = true, g.stats.LastT
-		return false
-	}
-	return true
-}
-
-// rebalanceEvent attributes an assignment event to the current
-// disruption, if any.
-func (g *model) rebalanceEvent(t int64, gen int32, m *member, assigned bool) {
-	if g.shutdown {
-		return
-	}
-	d := g.current(t)
-	if d == nil {
-		return
-	}
-	g.touch(d, t)
-	if gen > 0 {
-		d.gens[gen] = struct{}{}
-	}
-	if assigned {
-		d.assignees[m.proc] = struct{}{}
-	}
-	if d.open == 0 {
-		d.snapshotAfter(g) // settled, as far as is known now
-	}
-}
-
-func (d *disruption) snapshotAfter(g *model) {
-	d.after = make([]*member, len(g.parts))
-	for i, p := range g.parts {
-		d.after[i] = p.owner
-	}
-	d.closed = true
-}
-
-// stopMember: a chaos step stopped m processing at t (kill, stop, pause,
-// slow, restart): every partition it owns is paused, caused by d.
-func (g *model) stopMember(m *member, t int64, d *disruption) {
-	for _, p := range g.parts {
-		if p.owner == m {
-			g.endOwnership(p, t, d, "")
-		}
-	}
-}
-
-// memberGone: m's process is gone (killed or exited): it holds nothing.
-func (g *model) memberGone(m *member, t int64, d *disruption, trig string) {
-	m.alive = false
-	for _, p := range g.parts {
-		if p.owner == m {
-			g.endOwnership(p, t, d, trig)
-			g.setOwner(p, nil, t)
-		}
-		p.removeHolder(m)
-	}
-}
-
-// resumeMember: a paused member was let go on at t: the partitions it
-// still owns are reacquired.
-func (g *model) resumeMember(m *member, t int64) {
-	for _, p := range g.parts {
-		if pp := p.pause; pp != nil && p.owner == m && !g.shutdown {
-			g.reacquire(pp, t, m)
-		}
-	}
-}
-
-// sortedMembers returns the members in order of first appearance.
-func sortedNames(set map[string]struct{}) []string {
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
