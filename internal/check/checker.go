@@ -15,16 +15,29 @@ type checker interface {
 }
 
 // The hooks. A checker implements those it needs and nothing else; the
-// pass keeps, per hook, the list of the checkers that implement it, so
-// that an event costs one direct call per interested checker.
+// model keeps, per hook, the list of the checkers that implement it
+// (hooks), so that an event costs one call per checker that wants it.
 
-// processedHook sees every processed event of a known partition: after
-// the model took in its offset (first: the offset's first processing)
-// and, in a history without assignment events, the ownership it implies;
-// before it ends p's pause (pause.go). A record that ends a pause was
-// processed inside it.
+// The processed hooks see a processed event of a known partition after
+// the model took in its offset and, in a history without assignment
+// events, the ownership it implies; before the event ends p's pause
+// (pause.go): a record that ends a pause was processed inside it. Most
+// events are processed ones, so they are split by what a checker wants:
+// the first processing of an offset, a redelivery, or every processing.
+
+// firstHook sees the first processing of each offset.
+type firstHook interface {
+	firstProcessed(p *partition, m *member, e *history.Event)
+}
+
+// redeliveryHook sees each processing of an offset already processed.
+type redeliveryHook interface {
+	redelivered(p *partition, m *member, e *history.Event)
+}
+
+// processedHook sees every processing.
 type processedHook interface {
-	processed(p *partition, m *member, e *history.Event, first bool)
+	processed(p *partition, m *member, e *history.Event)
 }
 
 // disruptionHook is told when a disruption opens (the previous one's
@@ -69,9 +82,9 @@ type trafficEndHook interface {
 }
 
 // newCheckers returns the checkers of a pass over g, in the order their
-// results are written: the pauses first, then the kept stall and the
-// group stop (which fill the disruptions' columns the recovery and the
-// report read), then the rest in the order of the summary's findings.
+// results are written. Their findings are listed in the summary in that
+// order (pause, duplicates, ordering, overlap, latency): the order is
+// part of summary.json.
 func newCheckers(g *model) []checker {
 	return []checker{
 		&pauseCheck{g: g},
@@ -90,6 +103,8 @@ func newCheckers(g *model) []checker {
 
 // hooks are the checkers' hooks, each a list in checker order.
 type hooks struct {
+	first      []firstHook
+	redelivery []redeliveryHook
 	processed  []processedHook
 	disruption []disruptionHook
 	ownership  []ownershipHook
@@ -102,6 +117,12 @@ type hooks struct {
 func hooksOf(cs []checker) hooks {
 	var h hooks
 	for _, c := range cs {
+		if x, ok := c.(firstHook); ok {
+			h.first = append(h.first, x)
+		}
+		if x, ok := c.(redeliveryHook); ok {
+			h.redelivery = append(h.redelivery, x)
+		}
 		if x, ok := c.(processedHook); ok {
 			h.processed = append(h.processed, x)
 		}

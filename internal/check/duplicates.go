@@ -32,10 +32,7 @@ func newDuplicatesCheck(g *model) *duplicatesCheck {
 	return &duplicatesCheck{g: g, byPause: map[*pause]int64{}}
 }
 
-func (c *duplicatesCheck) processed(p *partition, m *member, e *history.Event, first bool) {
-	if first {
-		return
-	}
+func (c *duplicatesCheck) redelivered(p *partition, m *member, e *history.Event) {
 	c.count++
 	pp := p.last
 	id := 0

@@ -32,8 +32,8 @@ func (g *model) produced(e *history.Event) {
 
 // processed takes in the offset and the lag first, then the ownership a
 // history without assignment events implies; then the checkers see the
-// record (processedHook); then it acts on p's pause (processedBy), so
-// that a record that ends a pause is seen inside it.
+// record (the processed hooks); then it acts on p's pause (processedBy),
+// so that a record that ends a pause is seen inside it.
 func (g *model) processed(e *history.Event) {
 	p := g.part(e.Partition)
 	if p == nil {
@@ -52,8 +52,18 @@ func (g *model) processed(e *history.Event) {
 		p.holders = append(p.holders, m)
 		g.setOwner(p, m, e.T)
 	}
+	m.processed++
+	if first {
+		for _, h := range g.hooks.first {
+			h.firstProcessed(p, m, e)
+		}
+	} else {
+		for _, h := range g.hooks.redelivery {
+			h.redelivered(p, m, e)
+		}
+	}
 	for _, h := range g.hooks.processed {
-		h.processed(p, m, e, first)
+		h.processed(p, m, e)
 	}
 	g.processedBy(p, m, e.T)
 }

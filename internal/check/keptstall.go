@@ -39,6 +39,14 @@ type keptStall struct {
 }
 
 func (c *keptStallCheck) at(p *partition) *keptPartition {
+	if int(p.id) < len(c.parts) {
+		return &c.parts[p.id]
+	}
+	return c.grow(p)
+}
+
+// grow makes room for p (partitions were added).
+func (c *keptStallCheck) grow(p *partition) *keptPartition {
 	for int(p.id) >= len(c.parts) {
 		c.parts = append(c.parts, keptPartition{})
 	}
@@ -52,28 +60,19 @@ func (c *keptStallCheck) ownerChanging(p *partition, to *member, t int64) {
 
 // processed: m processed record e of p. A record of its owner that ends
 // p's pause is no wait of a kept partition.
-func (c *keptStallCheck) processed(p *partition, m *member, e *history.Event, first bool) {
+func (c *keptStallCheck) processed(p *partition, m *member, e *history.Event) {
 	if p.owner != m {
 		return
 	}
-	if c.g.endsPause(p, m) {
-		c.at(p).lastProcT = e.T
-		return
-	}
-	c.wait(p, m, e)
-}
-
-// wait takes the wait of record e, processed by p's owner m, as a
-// candidate when m owned p when the latest disruption began and p has
-// had no pause in it.
-func (c *keptStallCheck) wait(p *partition, m *member, e *history.Event) {
 	g := c.g
 	k := c.at(p)
 	prev := k.lastProcT
 	k.lastProcT = e.T
-	if e.IntendedT == 0 || g.shutdown || len(g.disr) == 0 {
+	if e.IntendedT == 0 || g.endsPause(p, m) || g.shutdown || len(g.disr) == 0 {
 		return
 	}
+	// The record's wait is a candidate when m owned p when the latest
+	// disruption began and p has had no pause in it.
 	d := g.disr[len(g.disr)-1]
 	if int(p.id) >= len(d.before) || d.before[p.id] != m || (p.last != nil && p.last.d == d) {
 		return

@@ -55,9 +55,9 @@ func newLatencyCheck(g *model) *latencyCheck {
 // histogram of the disruption it was processed in (a record that ends a
 // pause was processed inside it: the hook comes before the model closes
 // the pause), of the steady state, or the tentative one.
-func (s *latencyCheck) processed(p *partition, m *member, e *history.Event, first bool) {
+func (s *latencyCheck) firstProcessed(p *partition, m *member, e *history.Event) {
 	g := s.g
-	if !first || e.IntendedT == 0 || PreSteady(g.phase) {
+	if e.IntendedT == 0 || PreSteady(g.phase) {
 		return
 	}
 	us := (e.T - e.IntendedT) / 1000

@@ -20,8 +20,8 @@ type lossCheck struct {
 	late int64
 }
 
-func (c *lossCheck) processed(p *partition, m *member, e *history.Event, first bool) {
-	if first && c.g.drainEndT > 0 && e.T > c.g.drainEndT {
+func (c *lossCheck) firstProcessed(p *partition, m *member, e *history.Event) {
+	if c.g.drainEndT > 0 && e.T > c.g.drainEndT {
 		c.late++
 	}
 }

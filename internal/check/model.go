@@ -46,7 +46,6 @@ type member struct {
 	proc  string
 	inc   int
 	name  string // "m1.0"
-	idx   int    // its place in model.memberOrder
 	alive bool
 	// joined: it has been given an assignment (possibly empty).
 	joined bool
@@ -57,6 +56,8 @@ type member struct {
 	owned      int
 	ownedSince int64
 	ownedNs    int64
+	// processed counts the records it processed, redeliveries included.
+	processed int64
 }
 
 func (m *member) assignedAt(p int32) int64 {
@@ -134,7 +135,7 @@ func (g *model) member(proc string, inc int) *member {
 		}
 		return m
 	}
-	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), idx: len(g.memberOrder), alive: true}
+	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), alive: true}
 	g.members[k] = m
 	g.memberOrder = append(g.memberOrder, m)
 	return m

@@ -102,8 +102,8 @@ type pendingRecord struct {
 // keys up together.
 const pendingRecords = 64
 
-func (s *orderingCheck) processed(p *partition, m *member, e *history.Event, first bool) {
-	if !first || e.Key == "" || e.Seq < 0 {
+func (s *orderingCheck) firstProcessed(p *partition, m *member, e *history.Event) {
+	if e.Key == "" || e.Seq < 0 {
 		return
 	}
 	// The check of a record changes nothing any other check reads, so it

@@ -28,7 +28,7 @@ func newOverlapCheck(g *model) *overlapCheck {
 	return &overlapCheck{g: g, incidents: map[incident]struct{}{}}
 }
 
-func (s *overlapCheck) processed(p *partition, m *member, e *history.Event, first bool) {
+func (s *overlapCheck) processed(p *partition, m *member, e *history.Event) {
 	o := p.owner
 	if o == nil {
 		if p.everOwned && !holds(p, m) {

@@ -105,10 +105,18 @@ func (g *model) endsPause(p *partition, m *member) bool {
 }
 
 // processedBy: m processed a record of p at t (the checkers have seen
-// it). Its owner's first record ends p's pause, or keeps p live; a
+// it). Its owner's first record ends p's pause, or makes p live; a
 // record of the member whose stop began p's latest pause is one more it
 // can redeliver.
 func (g *model) processedBy(p *partition, m *member, t int64) {
+	if p.owner == m && p.live && p.pause == nil {
+		return // the usual case, kept inline: p flows on
+	}
+	g.processedByChange(p, m, t)
+}
+
+// processedByChange is processedBy when something changes.
+func (g *model) processedByChange(p *partition, m *member, t int64) {
 	switch {
 	case g.endsPause(p, m):
 		g.endPause(p.pause, t, false, m)

@@ -3,30 +3,19 @@ package check
 import (
 	"math"
 	"sort"
-
-	"github.com/chaosbench/chaosbench/internal/history"
 )
 
 // Skew (docs/summary.md, `skew`): records per partition (max/mean,
 // coefficient of variation, share of the hottest partition), records
 // processed per member per second of ownership, and partitions per member
 // (max - min): at the end of traffic (spread) and the largest whenever an
-// assignment settled (max spread). Records per partition and time of
-// ownership are the model's (partition.records, member.ownedNs); this
-// checker counts what each member processed and samples the spread.
+// assignment settled (max spread). Records per partition, records per
+// member and time of ownership are the model's (partition.records,
+// member.processed, member.ownedNs); this checker samples the spread.
 type skewCheck struct {
-	g *model
-	// byMember counts records processed per member, by member.idx.
-	byMember  []int64
+	g         *model
 	maxSpread int
 	final     map[string]int // the assignment at the end of traffic
-}
-
-func (c *skewCheck) processed(p *partition, m *member, e *history.Event, first bool) {
-	for m.idx >= len(c.byMember) {
-		c.byMember = append(c.byMember, 0)
-	}
-	c.byMember[m.idx]++
 }
 
 // windowClosed samples the spread of a settled assignment.
@@ -137,9 +126,7 @@ func (c *skewCheck) memberLoads() []MemberLoad {
 			loads[m.proc] = l
 			names = append(names, m.proc)
 		}
-		if m.idx < len(c.byMember) {
-			l.processed += c.byMember[m.idx]
-		}
+		l.processed += m.processed
 		l.ownedNs += m.ownedNs
 		if m.owned > 0 && stop > m.ownedSince {
 			l.ownedNs += stop - m.ownedSince
