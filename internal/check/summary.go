@@ -1,6 +1,9 @@
 package check
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // SchemaVersion is the version of summary.json (docs/summary.md). It grows
 // by one whenever a field changes meaning or is removed; adding a field
@@ -78,7 +81,7 @@ type Summary struct {
 	Findings []Finding `json:"findings"`
 
 	// latency holds the histograms for WriteCell (not in summary.json).
-	latency *latencyState
+	latency *latencyCheck
 }
 
 // CellInfo identifies the cell and its run (from cell.json and the
@@ -459,4 +462,14 @@ type Mark struct {
 	T     int64  `json:"t"`
 	Label string `json:"label"`
 	Kind  string `json:"kind"` // "chaos" or "phase"
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// plural returns "1 record", "2 records".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
