@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Source is a history in time order: history.Merger is one.
@@ -240,7 +241,7 @@ func (a *analyzer) finish() *Summary {
 	s := &Summary{
 		SchemaVersion: SchemaVersion,
 		Cell:          a.cell,
-		Guarantee:     GuaranteeOf(a.cell.CommitPolicy),
+		Guarantee:     vocab.GuaranteeOf(a.cell.CommitPolicy),
 		History:       a.stats,
 		Findings:      []Finding{},
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Duplicates (docs/summary.md, `duplicates`): a processed event for a
@@ -51,7 +52,7 @@ func (c *duplicatesCheck) redelivered(p *partition, m *member, e *history.Event)
 func (c *duplicatesCheck) result(s *Summary) {
 	g := c.g
 	r := &s.Duplicates
-	promise := GuaranteeOf(g.cell.CommitPolicy)
+	promise := vocab.GuaranteeOf(g.cell.CommitPolicy)
 	r.Count, r.Unattributed = c.count, c.unattributed
 	r.Examples = c.examples
 	r.ByDisruption = map[int]int64{}
@@ -75,7 +76,7 @@ func (c *duplicatesCheck) result(s *Summary) {
 		}
 	}
 	switch promise {
-	case AtMostOnce:
+	case vocab.AtMostOnce:
 		r.Check = Check{Verdict: Valid, Expect: "no duplicates (at-most-once)"}
 		if r.Count > 0 {
 			r.Verdict = Invalid

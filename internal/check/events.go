@@ -1,6 +1,9 @@
 package check
 
-import "github.com/chaosbench/chaosbench/internal/history"
+import (
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
+)
 
 // How the group model takes in each kind of event, in time order
 // (analyzer.observe dispatches). The model's state and its changes of
@@ -114,17 +117,13 @@ func (g *model) committed(e *history.Event) {
 	}
 }
 
-// stopping actions stop the target member's processing when they take
-// effect.
-var stoppingActions = map[string]bool{"kill": true, "stop": true, "pause": true, "slow": true, "restart": true}
-
 func (g *model) chaos(e *history.Event) {
 	label := e.Action
 	if e.Target != "" {
 		label += " " + e.Target
 	}
 	g.tl.mark(e.T, label, "chaos")
-	if e.Action == "resume" {
+	if e.Action == vocab.ActionResume {
 		if m := g.lookupMember(e.Target, e.TargetInc); m != nil && e.Err == "" {
 			g.resumeMember(m, e.T)
 		}
@@ -144,7 +143,11 @@ func (g *model) chaos(e *history.Event) {
 	if e.Step > 0 {
 		g.steps[e.Step] = d
 	}
-	if e.Err != "" || !stoppingActions[e.Action] {
+	// An action that stops its target's processing pauses what it owns
+	// from the action's event on; one that ends its process leaves it
+	// holding nothing.
+	act, _ := vocab.LookupAction(e.Action)
+	if e.Err != "" || !act.Stops {
 		return
 	}
 	m := g.lookupMember(e.Target, e.TargetInc)
@@ -152,7 +155,7 @@ func (g *model) chaos(e *history.Event) {
 		return
 	}
 	g.stopMember(m, e.T, d)
-	if e.Action == "kill" || e.Action == "stop" {
+	if act.Ends {
 		g.memberGone(m, e.T, d, "")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Loss (docs/summary.md, `loss`): an acknowledged produced record never
@@ -55,10 +56,10 @@ func (c *lossCheck) result(s *Summary) {
 		r.Unacknowledged += p.processed.len() - p.processed.countCommon(&p.acked)
 	}
 	r.Lost = r.Skipped + r.Tail
-	promise := GuaranteeOf(g.cell.CommitPolicy)
+	promise := vocab.GuaranteeOf(g.cell.CommitPolicy)
 	drained := g.cell.DrainComplete
 	switch promise {
-	case AtLeastOnce:
+	case vocab.AtLeastOnce:
 		r.Check = Check{Verdict: Valid, Expect: "no loss (at-least-once)"}
 		switch {
 		case r.Skipped > 0 || (r.Tail > 0 && drained):
@@ -68,7 +69,7 @@ func (c *lossCheck) result(s *Summary) {
 			r.Verdict = Unknown
 			r.Reason = fmt.Sprintf("%d acknowledged records at the tail were not processed before the drain ended incomplete", r.Tail)
 		}
-	case AtMostOnce:
+	case vocab.AtMostOnce:
 		r.Check = Check{Verdict: Valid, Expect: "loss allowed (at-most-once)"}
 	default:
 		r.Check = Check{Verdict: Valid, Expect: "loss allowed and reported (" + promise + ")"}

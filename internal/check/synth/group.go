@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // The consumer group: members process their partitions' logs in order,
@@ -81,7 +82,7 @@ func (g *gen) commit(t int64, p *part) error {
 // until the rebalance.
 func (g *gen) kill(t int64, idx int) error {
 	m := g.members[idx]
-	g.event(g.chaos, history.Event{Kind: history.Chaos, T: t, Action: "kill", Target: m.name, Step: 1})
+	g.event(g.chaos, history.Event{Kind: history.Chaos, T: t, Action: vocab.ActionKill, Target: m.name, Step: 1})
 	m.alive = false
 	for _, pid := range m.parts {
 		g.parts[pid].owner = -1 // stops until the rebalance

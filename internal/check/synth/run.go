@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // step is a control action at a time.
@@ -85,7 +86,7 @@ func (g *gen) plan(t0 int64) []step {
 	for _, k := range cfg.Kills {
 		k := k
 		tk := t0 + int64(k.At)
-		steps = append(steps, step{t: tk, name: "kill", do: func(t int64) error { return g.kill(t, k.Member) }})
+		steps = append(steps, step{t: tk, name: vocab.ActionKill, do: func(t int64) error { return g.kill(t, k.Member) }})
 		steps = append(steps, step{t: tk + int64(cfg.Takeover), name: "rebalance", do: g.rebalance})
 		g.exp.Disruptions++
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Config describes a synthetic cell.
@@ -126,10 +127,10 @@ func Write(dir string, cfg Config) (Expected, error) {
 		cfg.Takeover = 3 * time.Second
 	}
 	if cfg.Policy == "" {
-		cfg.Policy = "sync-batch"
+		cfg.Policy = vocab.PolicySyncBatch
 	}
 	if cfg.Strategy == "" {
-		cfg.Strategy = "range"
+		cfg.Strategy = vocab.Range
 	}
 	hdir := runfolder.HistoryDir(dir)
 	if err := os.MkdirAll(hdir, 0o755); err != nil {
