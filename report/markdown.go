@@ -447,7 +447,7 @@ func plural(n int, noun string) string {
 }
 
 // ordered returns the cells in the order of the groups (strategies as
-// design.md lists them), iterations in order.
+// docs/design.md lists them), iterations in order.
 func (r *Run) ordered() []*Cell {
 	out := make([]*Cell, 0, len(r.Cells))
 	for _, g := range r.Groups {

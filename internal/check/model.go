@@ -88,7 +88,7 @@ type partition struct {
 	everOwned bool
 	// lastOwner is the name of the last member that owned p.
 	lastOwner string
-	// live: processed by its owner since its ownership began (design.md,
+	// live: processed by its owner since its ownership began (docs/design.md,
 	// "Live partition").
 	live bool
 	// pause is the open pause (ownership ended, not live again); last is

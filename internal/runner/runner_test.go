@@ -97,7 +97,7 @@ func readHistory(t *testing.T, dir string) []history.Event {
 }
 
 // overlaps counts processed events of a member for a partition that
-// another member holds under a newer assignment (design.md, "Overlap").
+// another member holds under a newer assignment (docs/design.md, "Overlap").
 func overlaps(evs []history.Event) int {
 	held := map[string]map[int32]int64{}
 	n := 0
