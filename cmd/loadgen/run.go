@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
@@ -164,12 +165,18 @@ func parseRun(args []string, stderr io.Writer) (*runFlags, *workloads.Spec, erro
 	if n := len(s.Chaos.Steps); n > 0 {
 		fmt.Fprintf(stderr, "note: the workload's chaos schedule (%d steps) is not run by loadgen run\n", n)
 	}
-	ov := workloads.Overrides{Duration: *duration, Records: *records, ProducerOnly: true}
-	if *rate != "" {
+	ov := workloads.Overrides{ProducerOnly: true}
+	if cli.Given(fs, "duration") {
+		ov.Duration = duration
+	}
+	if cli.Given(fs, "records") {
+		ov.Records = records
+	}
+	if cli.Given(fs, "rate") {
 		r := 0.0
 		if *rate != "unlimited" {
-			if r, err = strconv.ParseFloat(*rate, 64); err != nil || r < 0 {
-				return nil, nil, cli.Usagef(`--rate %q: expected records/s >= 0, or "unlimited"`, *rate)
+			if r, err = strconv.ParseFloat(*rate, 64); err != nil {
+				return nil, nil, cli.Usagef(`--rate %s: expected records/s >= 0, or "unlimited"`, clip.Quote(*rate))
 			}
 		}
 		ov.Rate = &r
@@ -187,6 +194,11 @@ func parseRun(args []string, stderr io.Writer) (*runFlags, *workloads.Spec, erro
 	}
 	if f.topic == "" {
 		f.topic = s.Topic.Name
+	}
+	if f.cpuProfile != "" {
+		if _, err := os.Lstat(f.cpuProfile); err == nil {
+			return nil, nil, cli.Usagef("--cpuprofile %s: exists (a file is never overwritten: choose another name)", clip.Quote(f.cpuProfile))
+		}
 	}
 	if err := f.cluster.Check(); err != nil {
 		return nil, nil, cli.Usage(err)
