@@ -181,8 +181,10 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 		props[k] = v
 	}
 	for _, c := range cells {
-		if err := member.CheckClient(c.Client, c.Strategy, spec.Consumer.StaticMembership, props); err != nil {
-			return runner.Options{}, cli.Usagef("%s: cell %s (consumer.static_membership, consumer.properties, -X, -F): %v", spec.File, c.Name, err)
+		cfg := member.WorkloadConfig(spec, c)
+		cfg.Props = props
+		if err := member.CheckConfig(cfg); err != nil {
+			return runner.Options{}, cli.Usagef("%s: cell %s (the consumer section, -X, -F): %v", spec.File, c.Name, err)
 		}
 	}
 	if err := loadgen.CheckClient(spec, f.cluster.Props.Props); err != nil {
