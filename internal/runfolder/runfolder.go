@@ -37,7 +37,7 @@ type Cell struct {
 	Cell          string `json:"cell"`     // folder name
 	Strategy      string `json:"strategy"` // range, roundrobin, sticky, cooperative-sticky, consumer-uniform, consumer-range
 	CommitPolicy  string `json:"commit_policy"`
-	Client        string `json:"client"`    // confluent or franz
+	Client        string `json:"client"`    // a client of internal/vocab: confluent, franz, java
 	Iteration     int    `json:"iteration"` // 0-based repetition of the cell (chaos run --repeat)
 
 	Topic      string `json:"topic"`
