@@ -35,7 +35,8 @@ type Config struct {
 	Group     string
 	Topic     string
 
-	// Client is confluent or franz; empty: the strategy's default client.
+	// Client is a client of internal/vocab (confluent, franz, java); empty:
+	// the strategy's default client.
 	Client   string
 	Strategy string
 	Policy   string
@@ -208,8 +209,12 @@ func (c *Config) validate() error {
 	if c.HeartbeatInterval >= c.SessionTimeout {
 		bad("--heartbeat-interval %s: expected less than --session-timeout %s", c.HeartbeatInterval, c.SessionTimeout)
 	}
-	if err := CheckClient(c.Client, c.Strategy, c.Static, c.Props); err != nil {
-		errs = append(errs, err)
+	// The java client's member checks its properties itself when it
+	// starts (CheckClient would start a JVM to do it).
+	if c.Client != vocab.ClientJava {
+		if err := CheckClient(c.Client, c.Strategy, c.Static, c.Props); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -237,9 +242,15 @@ func (c *Config) fillDefaults() {
 
 // CheckClient rejects what a client cannot do with a strategy: static
 // membership under the consumer protocol on franz-go, client properties
-// a member on that client cannot apply. The chaos driver calls it for
-// every cell before a run starts; a member calls it before it starts.
+// a member on that client cannot apply; for java, a missing or old JVM,
+// no Maven to build the member, or properties Kafka's Java client refuses
+// (checked by the Java member itself, once per distinct configuration).
+// The chaos driver calls it for every cell before a run starts; a member
+// calls it before it starts.
 func CheckClient(client, strategy string, static bool, props kafkaconf.Props) error {
+	if client == vocab.ClientJava {
+		return checkJava(strategy, static, props)
+	}
 	if client != vocab.ClientFranz {
 		return nil
 	}
