@@ -110,6 +110,22 @@ public final class Main {
             log("chaos member: history: " + e);
             return 1;
         }
+        try {
+            // First: the started event, the member's start-up runs from here.
+            History.Event e = new History.Event("member");
+            e.state = "started";
+            e.strategy = cfg.strategy;
+            e.client = cfg.client;
+            e.policy = cfg.policy;
+            e.group = cfg.group;
+            e.host = hostname();
+            e.pid = ProcessHandle.current().pid();
+            hist.append(e);
+            hist.flush();
+        } catch (IOException e) {
+            log("chaos member: " + e.getMessage());
+            return 1;
+        }
         Member m = new Member(cfg, hist);
         CountDownLatch done = new CountDownLatch(1);
         int[] status = {1};
@@ -124,15 +140,6 @@ public final class Main {
             Runtime.getRuntime().halt(status[0]);
         }, "stop"));
         try {
-            History.Event e = m.state("started");
-            e.strategy = cfg.strategy;
-            e.client = cfg.client;
-            e.policy = cfg.policy;
-            e.group = cfg.group;
-            e.host = hostname();
-            e.pid = ProcessHandle.current().pid();
-            hist.append(e);
-            hist.flush();
             status[0] = m.run();
         } catch (IOException | RuntimeException e) {
             m.logf("%s", Member.describe(e));
