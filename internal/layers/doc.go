@@ -7,7 +7,8 @@
 //	2  internal/check, internal/cluster, internal/member, internal/loadgen, internal/cli
 //	1  workloads, assign, internal/kafkaconf, internal/launcher
 //	0  internal/vocab, internal/history, internal/runfolder, internal/pace,
-//	   internal/partitioner, internal/keygen, internal/version, internal/procutil
+//	   internal/partitioner, internal/keygen, internal/version, internal/procutil,
+//	   internal/kafkarelease
 //
 // And the pure core (the vocabulary, the history format, the run folder's
 // records, pacing, partitioners and key generators, workloads, the
