@@ -50,7 +50,7 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	cf.Register(fs)
 	strategies := fs.String("strategies", "", "comma-separated strategies to run, of "+strings.Join(vocab.StrategyNames(), ", ")+" (default: the workload's)")
 	policies := fs.String("commit-policies", "", "comma-separated commit policies to run, of "+strings.Join(vocab.PolicyNames(), ", ")+" (default: the workload's)")
-	clients := fs.String("clients", "", "comma-separated clients to run, of "+strings.Join(vocab.ClientNames(), ", ")+" (default: the workload's)")
+	clients := fs.String("clients", "", "comma-separated clients to run each strategy on (those that implement it), of "+strings.Join(vocab.ClientNames(), ", ")+" (default: the workload's)")
 	repeat := fs.Int("repeat", 1, "run every cell this many times (samples for `chaos compare`)")
 	resultsDir := fs.String("results", "results", "results root folder")
 	dryRun := fs.Bool("dry-run", false, "print the cells and the chaos plan, start nothing")
@@ -82,7 +82,10 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if err := spec.Override(ov); err != nil {
 		return "", cli.Usage(err)
 	}
-	cells, err := selectCells(spec, *strategies, *policies, *clients)
+	if err := overrideClients(spec, *clients); err != nil {
+		return "", cli.Usage(err)
+	}
+	cells, err := selectCells(spec, *strategies, *policies, "")
 	if err != nil {
 		return "", cli.Usage(err)
 	}

@@ -20,14 +20,14 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/kafkarelease"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // The java client's member is a Java program (java/, a Maven project) on
 // Apache Kafka's own client, kafka-clients, at the broker's version
-// (cluster.KafkaVersion). Its sources are embedded in this binary and
+// (kafkarelease.Version). Its sources are embedded in this binary and
 // built once, with Maven, into a cache folder keyed by their hash and the
 // version; `chaos member --client java` then replaces itself with the JVM
 // (execve), passing its own flags (Config.Args). The driver's process, its
@@ -77,7 +77,7 @@ func javaEnv() []string {
 // version: the build's cache key.
 func javaSourceHash() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "kafka %s\n", cluster.KafkaVersion)
+	fmt.Fprintf(h, "kafka %s\n", kafkarelease.Version)
 	var paths []string
 	err := fs.WalkDir(javaSources, "java", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -102,7 +102,7 @@ func javaSourceHash() (string, error) {
 
 // javaBuildDir is where the build lives: <cache>/java-member-<version>-<hash>.
 func javaBuildDir() (string, error) {
-	cache, err := cluster.CacheDir()
+	cache, err := kafkarelease.CacheDir()
 	if err != nil {
 		return "", err
 	}
@@ -110,7 +110,7 @@ func javaBuildDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(cache, "java-member-"+cluster.KafkaVersion+"-"+hash), nil
+	return filepath.Join(cache, "java-member-"+kafkarelease.Version+"-"+hash), nil
 }
 
 // javaCommand returns the java binary ($JAVA_HOME/bin/java, else java on
@@ -133,7 +133,7 @@ func javaCommand() (string, error) {
 		return "", fmt.Errorf("--client java: %s -version: %v", path, err)
 	}
 	if major < javaMinVersion {
-		return "", fmt.Errorf("--client java: %s is Java %d; kafka-clients %s needs Java %d or newer (set JAVA_HOME)", path, major, cluster.KafkaVersion, javaMinVersion)
+		return "", fmt.Errorf("--client java: %s is Java %d; kafka-clients %s needs Java %d or newer (set JAVA_HOME)", path, major, kafkarelease.Version, javaMinVersion)
 	}
 	return path, nil
 }
@@ -184,7 +184,7 @@ func BuildJava(ctx context.Context, log io.Writer) (JavaMember, error) {
 	}
 	mvn, err := exec.LookPath("mvn")
 	if err != nil {
-		return JavaMember{}, &toolError{fmt.Errorf("--client java is built once with Maven (mvn), which is not on PATH: install Maven 3 (it fetches kafka-clients %s from Maven Central)", cluster.KafkaVersion)}
+		return JavaMember{}, &toolError{fmt.Errorf("--client java is built once with Maven (mvn), which is not on PATH: install Maven 3 (it fetches kafka-clients %s from Maven Central)", kafkarelease.Version)}
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return JavaMember{}, err
@@ -205,16 +205,16 @@ func BuildJava(ctx context.Context, log io.Writer) (JavaMember, error) {
 	if err := extractJavaSources(tmp); err != nil {
 		return JavaMember{}, err
 	}
-	fmt.Fprintf(log, "building the java member (kafka-clients %s) with Maven into %s\n", cluster.KafkaVersion, dir)
-	cmd := exec.CommandContext(ctx, mvn, "-B", "-q", "-Dkafka.version="+cluster.KafkaVersion, "package")
+	fmt.Fprintf(log, "building the java member (kafka-clients %s) with Maven into %s\n", kafkarelease.Version, dir)
+	cmd := exec.CommandContext(ctx, mvn, "-B", "-q", "-Dkafka.version="+kafkarelease.Version, "package")
 	cmd.Dir = tmp
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return JavaMember{}, fmt.Errorf("building the java member: mvn package (kafka-clients %s): %w\n%s", cluster.KafkaVersion, err, tail(out.String(), 30))
+		return JavaMember{}, fmt.Errorf("building the java member: mvn package (kafka-clients %s): %w\n%s", kafkarelease.Version, err, tail(out.String(), 30))
 	}
 	target := filepath.Join(tmp, "target")
-	if err := os.WriteFile(filepath.Join(target, completeMarker), []byte(cluster.KafkaVersion+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(target, completeMarker), []byte(kafkarelease.Version+"\n"), 0o644); err != nil {
 		return JavaMember{}, err
 	}
 	_ = os.RemoveAll(dir) // an incomplete copy
@@ -297,7 +297,7 @@ func checkJava(strategy string, static bool, props kafkaconf.Props) error {
 			}
 		}
 	})
-	key := fmt.Sprintf("%s|%v|%s", strategy, static, strings.Join(keys, "\x00"))
+	key := fmt.Sprintf("%s|%s|%s|%v|%s", os.Getenv("JAVA_HOME"), os.Getenv("PATH"), strategy, static, strings.Join(keys, "\x00"))
 	if v, ok := javaChecks.Load(key); ok {
 		err, _ := v.(error)
 		return err

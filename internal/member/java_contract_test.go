@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/kafkarelease"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -112,8 +112,8 @@ func TestJavaConsumerSettings(t *testing.T) {
 			cfg.Static = true
 			cfg.Props = kafkaconf.Props{"fetch.min.bytes": "7"}
 			_, c, version := javaView(t, j, cfg)
-			if version != cluster.KafkaVersion {
-				t.Errorf("kafka-clients %s, want the broker's %s", version, cluster.KafkaVersion)
+			if version != kafkarelease.Version {
+				t.Errorf("kafka-clients %s, want the broker's %s", version, kafkarelease.Version)
 			}
 			want := map[string]string{
 				"group.id": "g", "client.id": "m1.0", "group.instance.id": "m1", "auto.offset.reset": "earliest",

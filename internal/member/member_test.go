@@ -324,7 +324,7 @@ func churn(t *testing.T, cases []churnCase, disrupt func(*group, string)) {
 	for _, tc := range cases {
 		t.Run(tc.policy+"/"+tc.client+"/"+tc.strategy, func(t *testing.T) {
 			if tc.client == vocab.ClientJava {
-				member.RequireJava(t)
+				kafkatest.RequireJava(t)
 			}
 			t.Parallel()
 			topic := kafkatest.Name(t, "topic")
