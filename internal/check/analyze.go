@@ -110,6 +110,9 @@ type analyzer struct {
 	// lastJoin is the latest member that started and has not been
 	// assigned anything yet: the likely cause of an unplanned rebalance.
 	lastJoin *member
+	// joiningSeen: the history's members write joining (their join
+	// request follows), so their started no longer marks a join.
+	joiningSeen bool
 
 	tl   timeline
 	dup  dupState
@@ -420,7 +423,15 @@ func (a *analyzer) memberEvent(e *history.Event) {
 	case history.StateStarted:
 		m := a.member(e.Proc, e.Inc)
 		m.alive = true
-		if m.owned == 0 {
+		// Members that announce joining join then: a JVM takes a second or
+		// more from its start to its join request. Histories without
+		// joining take the start as the join.
+		if m.owned == 0 && !a.joiningSeen {
+			a.lastJoin = m
+		}
+	case history.StateJoining:
+		a.joiningSeen = true
+		if m := a.member(e.Proc, e.Inc); m.owned == 0 {
 			a.lastJoin = m
 		}
 	case history.StateSpawned:
