@@ -304,6 +304,11 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	if control != nil {
 		go s.readControl(control)
 	}
+	// The join request follows (docs/history.md: joining).
+	s.append(&history.Event{Kind: history.Member, State: history.StateJoining})
+	if err := s.flush(); err != nil {
+		return err
+	}
 	switch cfg.Client {
 	case vocab.ClientFranz:
 		err = runFranz(ctx, s)
