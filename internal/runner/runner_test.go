@@ -128,9 +128,26 @@ func overlaps(evs []history.Event) int {
 	return n
 }
 
+// TestRunEveryStep runs everyStep on each client: the members are
+// confluent-kafka-go's (the strategy's default) and Kafka's Java client's.
 func TestRunEveryStep(t *testing.T) {
 	kafkatest.Require(t)
-	spec := loadWorkload(t, everyStep)
+	for _, client := range []string{"confluent", "java"} {
+		t.Run(client, func(t *testing.T) {
+			w := everyStep + "clients: [" + client + "]\n"
+			if client == "java" {
+				kafkatest.RequireJava(t)
+				// Kafka's Java client refreshes its metadata under its
+				// own name for the setting.
+				w = strings.Replace(w, "topic.metadata.refresh.interval.ms", "metadata.max.age.ms", 1)
+			}
+			runEveryStep(t, w)
+		})
+	}
+}
+
+func runEveryStep(t *testing.T, workload string) {
+	spec := loadWorkload(t, workload)
 	results := t.TempDir()
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
