@@ -139,6 +139,7 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 		summaryTable(e, gs)
 	}
 	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
+	clientsSection(e, r)
 	if plotDir != "" {
 		e.printf("Figures: ")
 		for i, f := range sideBySideFigures {
