@@ -155,6 +155,19 @@ func javaMajor(out string) (int, error) {
 	return major, nil
 }
 
+// JavaVersions returns the java client's versions for a cell's record:
+// kafka-clients (the broker's release) and the JVM's first line of
+// `java -version` ("unknown" if it cannot be run).
+func JavaVersions() (kafkaClients, jvm string) {
+	jvm = "unknown"
+	if java, err := javaCommand(); err == nil {
+		if out, err := exec.Command(java, "-version").CombinedOutput(); err == nil {
+			jvm, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+		}
+	}
+	return kafkarelease.Version, jvm
+}
+
 // toolError is a missing or unfit tool (a JVM, Maven): bad input for the
 // member, reported before anything starts.
 type toolError struct{ err error }

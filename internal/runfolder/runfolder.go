@@ -103,8 +103,12 @@ type Versions struct {
 	Kafka      string `json:"kafka"`
 	Librdkafka string `json:"librdkafka"`
 	FranzGo    string `json:"franz_go"`
-	Go         string `json:"go"`
-	Chaosbench string `json:"chaosbench"`
+	// KafkaClients and Java: the java client's kafka-clients and JVM
+	// (java cells only).
+	KafkaClients string `json:"kafka_clients,omitempty"`
+	Java         string `json:"java,omitempty"`
+	Go           string `json:"go"`
+	Chaosbench   string `json:"chaosbench"`
 }
 
 // Machine records where a cell ran.

@@ -89,6 +89,9 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		Cluster:  c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
+	if c.cell.Client == vocab.ClientJava {
+		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
+	}
 	if err := c.saveRecord(); err != nil {
 		return err
 	}

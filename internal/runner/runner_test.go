@@ -184,6 +184,9 @@ func runEveryStep(t *testing.T, workload string) {
 	if !cell.Complete || !cell.DrainComplete || cell.Cluster.KafkaVersion != cluster.KafkaVersion || cell.Versions.Librdkafka == "" {
 		t.Errorf("cell.json: complete %v drain %v kafka %q librdkafka %q", cell.Complete, cell.DrainComplete, cell.Cluster.KafkaVersion, cell.Versions.Librdkafka)
 	}
+	if cell.Client == "java" && (cell.Versions.KafkaClients != cluster.KafkaVersion || !strings.Contains(cell.Versions.Java, "version")) {
+		t.Errorf("cell.json of a java cell: kafka_clients %q, java %q", cell.Versions.KafkaClients, cell.Versions.Java)
+	}
 	if got := cell.Cluster.BrokerSettings["group.min.session.timeout.ms"]; got != "2000" {
 		t.Errorf("broker group.min.session.timeout.ms = %q: the workload's 2s session timeout needs it lowered", got)
 	}
