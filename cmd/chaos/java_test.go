@@ -56,6 +56,8 @@ func TestRunJavaBadInput(t *testing.T) {
 			[]string{"topic.metadata.refresh.interval.ms", "not a property of Kafka's Java consumer"}},
 		{"refused-value", `fetch.max.wait.ms: soon`, nil,
 			[]string{"fetch.max.wait.ms", "soon"}},
+		{"missing-class", `interceptor.classes: no.such.Interceptor`, nil,
+			[]string{"interceptor.classes", "no.such.Interceptor"}},
 		{"no-jvm", "", map[string]string{"JAVA_HOME": filepath.Join(dir, "nojdk")},
 			[]string{"--client java needs Java 17 or newer", "nojdk"}},
 		{"old-jvm", "", map[string]string{"JAVA_HOME": oldJava},

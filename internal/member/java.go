@@ -327,7 +327,7 @@ func runJavaCheck(strategy string, static bool, props kafkaconf.Props) error {
 	}
 	cfg := Defaults()
 	cfg.Name, cfg.HistoryDir = "check", os.TempDir()
-	cfg.Bootstrap = "127.0.0.1:9092" // resolvable; the check connects nowhere
+	cfg.Bootstrap = "127.0.0.1:9092" // read, never connected to
 	cfg.Group, cfg.Topic = "chaosbench-check", "chaosbench-check"
 	cfg.Client, cfg.Strategy, cfg.Static, cfg.Props = vocab.ClientJava, strategy, static, props
 	argv := j.Command(append([]string{"--check"}, cfg.Args()...)...)

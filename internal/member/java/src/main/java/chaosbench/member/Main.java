@@ -4,12 +4,15 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.Deserializer;
 
 /**
  * The java client's member program. `chaos member --client java` checks
@@ -48,15 +51,7 @@ public final class Main {
             case "print-config" -> printConfig(cfg);
             case "check" -> System.exit(check(cfg) ? 0 : 2);
             default -> {
-                // The values are checked without constructing a consumer
-                // (chaos run checked everything with --check before the
-                // run): constructing one costs start-up time, measured from
-                // the started event.
-                try {
-                    Settings.checkNames(cfg);
-                    new org.apache.kafka.clients.consumer.ConsumerConfig(Settings.of(cfg));
-                } catch (IllegalArgumentException | org.apache.kafka.common.KafkaException e) {
-                    log("chaos member: " + refusal(e));
+                if (!check(cfg)) {
                     System.exit(2);
                 }
                 System.exit(run(cfg));
@@ -65,20 +60,37 @@ public final class Main {
     }
 
     /**
-     * Checks the consumer's properties as Kafka's Java client would take
-     * them: unknown names, then the values, by constructing the consumer
-     * (which connects nowhere until it polls) and closing it at once.
+     * Checks the consumer's properties as Kafka's Java client takes them,
+     * connecting nowhere: unknown names, then ConsumerConfig's own checks
+     * (types, ranges, the settings each group protocol refuses), then the
+     * classes it names (interceptors, deserializers), instantiated and
+     * closed. A consumer itself is not constructed: under the consumer
+     * protocol its background thread would start connecting.
      */
     static boolean check(Config cfg) {
         try {
             Settings.checkNames(cfg);
             Map<String, Object> props = Settings.of(cfg);
-            props.remove(org.apache.kafka.clients.consumer.ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG);
-            try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
-                c.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ZERO));
+            ConsumerConfig cc = new ConsumerConfig(props);
+            String key = ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG;
+            try {
+                for (ConsumerInterceptor<?, ?> i : cc.getConfiguredInstances(key, ConsumerInterceptor.class)) {
+                    i.close();
+                }
+                for (String k : List.of(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG)) {
+                    key = k;
+                    cc.getConfiguredInstance(k, Deserializer.class).close();
+                }
+            } catch (KafkaException e) {
+                Throwable t = e;
+                while (t.getCause() != null) {
+                    t = t.getCause();
+                }
+                throw new IllegalArgumentException("-X " + key + "=" + props.get(key) + ": kafka-clients " + Settings.version()
+                    + " cannot load it: " + Member.describe(t));
             }
             return true;
-        } catch (IllegalArgumentException | org.apache.kafka.common.KafkaException e) {
+        } catch (IllegalArgumentException | KafkaException e) {
             log("chaos member: " + refusal(e));
         }
         return false;

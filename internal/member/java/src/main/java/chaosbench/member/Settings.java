@@ -87,6 +87,11 @@ final class Settings {
             p.put(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, CommitRecorder.class.getName());
         }
         p.putAll(c.props);
+        if (autoCommit(c.policy) && c.props.containsKey(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG)) {
+            // The member's recorder goes first, the -X ones after it.
+            p.put(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG,
+                CommitRecorder.class.getName() + "," + c.props.get(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG));
+        }
         return p;
     }
 
