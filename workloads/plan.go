@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Cell is one (strategy, commit policy, client) combination of a workload.
@@ -20,7 +22,8 @@ type Cell struct {
 
 // Cells expands the cell matrix: every strategy x commit policy x client,
 // in the order the workload lists them (strategy outermost). Without a
-// clients list each strategy runs on its default client.
+// clients list each strategy runs on its default client; with one, on
+// each listed client that implements it (sticky skips confluent).
 func (s *Spec) Cells() []Cell {
 	var cells []Cell
 	for _, st := range s.Strategies {
@@ -28,6 +31,10 @@ func (s *Spec) Cells() []Cell {
 		if len(clients) == 0 {
 			clients = []string{DefaultClient(st)}
 		}
+		clients = slices.DeleteFunc(slices.Clone(clients), func(cl string) bool {
+			ok, why := vocab.Supports(cl, st)
+			return !ok && why != ""
+		})
 		for _, pol := range s.CommitPolicies {
 			for _, cl := range clients {
 				cells = append(cells, Cell{

@@ -11,6 +11,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/keygen"
 	"github.com/chaosbench/chaosbench/internal/pace"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // AllStrategies are the partition assignment strategies, in report order.
@@ -19,8 +20,8 @@ var AllStrategies = []string{"range", "roundrobin", "sticky", "cooperative-stick
 // AllCommitPolicies are the offset commit policies.
 var AllCommitPolicies = []string{"auto", "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke", "commit-before-process"}
 
-// AllClients are the client libraries.
-var AllClients = []string{ClientConfluent, ClientFranz}
+// AllClients are the consumer client libraries (internal/vocab's).
+var AllClients = vocab.ClientNames()
 
 // AllActions are the chaos actions.
 var AllActions = []string{ActionKill, ActionStop, ActionAdd, ActionPause, ActionSlow, ActionRestart, ActionRollingRestart, ActionAddPartitions, ActionBrokerKill, ActionBrokerRestart}
@@ -47,13 +48,8 @@ func IsConsumerProtocol(strategy string) bool { return strings.HasPrefix(strateg
 
 // DefaultClient returns the client a strategy runs on when the workload
 // does not name clients: franz for sticky (librdkafka has no eager sticky
-// assignor), confluent for every other.
-func DefaultClient(strategy string) string {
-	if strategy == "sticky" {
-		return ClientFranz
-	}
-	return ClientConfluent
-}
+// assignor), confluent for every other (vocab.DefaultClient).
+func DefaultClient(strategy string) string { return vocab.DefaultClient(strategy) }
 
 // Validate checks the spec (as read, defaults applied) and computes its
 // chaos plan. It is called by Load and Parse, and again after Override.
@@ -288,7 +284,7 @@ func (v *validator) value() {
 
 func (v *validator) producer() {
 	p := v.s.Producer
-	v.enum("producer.client", p.Client, AllClients)
+	v.enum("producer.client", p.Client, vocab.ProducerClientNames())
 	if p.Rate < 0 {
 		v.errf("producer.rate", "got %v, expected %s", p.Rate, rateExpected)
 	}
@@ -451,8 +447,21 @@ func (v *validator) matrix() {
 	v.names("commit_policies", s.CommitPolicies, AllCommitPolicies)
 	if s.set("clients") {
 		v.names("clients", s.Clients, AllClients)
-		if slices.Contains(s.Strategies, "sticky") && slices.Contains(s.Clients, ClientConfluent) {
-			v.errf("clients", "sticky on confluent: librdkafka has no eager sticky assignor (only cooperative-sticky); run sticky on franz, e.g. clients: [franz], or leave clients out (sticky then runs on franz)")
+		// A strategy runs on each listed client that has it (Cells); one
+		// that none of them has would not run at all.
+		for _, st := range s.Strategies {
+			var whys []string
+			for _, cl := range s.Clients {
+				ok, why := vocab.Supports(cl, st)
+				if ok || why == "" {
+					whys = nil
+					break
+				}
+				whys = append(whys, fmt.Sprintf("%s on %s: %s", st, cl, why))
+			}
+			if len(whys) > 0 {
+				v.errf("clients", "%s; or leave clients out (%s then runs on %s)", strings.Join(whys, "; "), st, vocab.DefaultClient(st))
+			}
 		}
 	}
 }
