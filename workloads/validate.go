@@ -14,18 +14,6 @@ import (
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
-// AllStrategies are the partition assignment strategies, in report order.
-var AllStrategies = []string{"range", "roundrobin", "sticky", "cooperative-sticky", "consumer-uniform", "consumer-range"}
-
-// AllCommitPolicies are the offset commit policies.
-var AllCommitPolicies = []string{"auto", "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke", "commit-before-process"}
-
-// AllClients are the consumer client libraries (internal/vocab's).
-var AllClients = vocab.ClientNames()
-
-// AllActions are the chaos actions.
-var AllActions = []string{ActionKill, ActionStop, ActionAdd, ActionPause, ActionSlow, ActionRestart, ActionRollingRestart, ActionAddPartitions, ActionBrokerKill, ActionBrokerRestart}
-
 // Limits of the schema.
 const (
 	MaxPartitions = 10000
@@ -41,15 +29,6 @@ var (
 	// memberRe matches member names: m1, m2, ...
 	memberRe = regexp.MustCompile(`^m([1-9][0-9]*)$`)
 )
-
-// IsConsumerProtocol reports whether a strategy runs Kafka's consumer
-// group protocol (KIP-848), where the broker assigns partitions.
-func IsConsumerProtocol(strategy string) bool { return strings.HasPrefix(strategy, "consumer-") }
-
-// DefaultClient returns the client a strategy runs on when the workload
-// does not name clients: franz for sticky (librdkafka has no eager sticky
-// assignor), confluent for every other (vocab.DefaultClient).
-func DefaultClient(strategy string) string { return vocab.DefaultClient(strategy) }
 
 // Validate checks the spec (as read, defaults applied) and computes its
 // chaos plan. It is called by Load and Parse, and again after Override.
@@ -443,10 +422,10 @@ func (v *validator) names(field string, got, allowed []string) {
 
 func (v *validator) matrix() {
 	s := v.s
-	v.names("strategies", s.Strategies, AllStrategies)
-	v.names("commit_policies", s.CommitPolicies, AllCommitPolicies)
+	v.names("strategies", s.Strategies, vocab.StrategyNames())
+	v.names("commit_policies", s.CommitPolicies, vocab.PolicyNames())
 	if s.set("clients") {
-		v.names("clients", s.Clients, AllClients)
+		v.names("clients", s.Clients, vocab.ClientNames())
 		// A strategy runs on each listed client that has it (Cells); one
 		// that none of them has would not run at all.
 		for _, st := range s.Strategies {
@@ -551,7 +530,7 @@ func (gb groupBound) outside(d time.Duration, n int) bool {
 // protocol groups, or both.
 func (s *Spec) protocols() (classic, consumer bool) {
 	for _, st := range s.Strategies {
-		if IsConsumerProtocol(st) {
+		if vocab.IsConsumerProtocol(st) {
 			consumer = true
 		} else {
 			classic = true
