@@ -123,7 +123,7 @@ func (s *Spec) applyDefaults() {
 		s.Strategies = append([]string(nil), vocab.StrategyNames()...)
 	}
 	if !s.set("commit_policies") {
-		s.CommitPolicies = []string{"sync-batch"}
+		s.CommitPolicies = []string{vocab.PolicySyncBatch}
 	}
 	if !s.set("broker.brokers") {
 		s.Broker.Brokers = 1
