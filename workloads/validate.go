@@ -507,6 +507,8 @@ func (v *validator) broker() {
 	for _, k := range sortedKeys(b.Config) {
 		if strings.TrimSpace(k) != k || k == "" {
 			v.errf("broker.config", "property name %s: expected a Kafka broker property name", clip.Quote(k))
+		} else if why := checkBrokerSetting(k, b.Config[k]); why != "" {
+			v.errf("broker.config."+clip.String(k), "%s", why)
 		}
 	}
 	c := v.s.Consumer
@@ -522,7 +524,7 @@ func (v *validator) broker() {
 	// leaves unset is widened by BrokerSettings.
 	for _, gb := range groupBounds {
 		raw, ok := b.Config[gb.key]
-		if !ok || !gb.applies(classic, consumer) {
+		if !ok || !gb.applies(classic, consumer) || !v.ok("broker.config."+gb.key) {
 			continue
 		}
 		n, err := strconv.Atoi(raw)
