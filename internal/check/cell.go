@@ -88,11 +88,10 @@ func ReadCellInfo(dir string) (CellInfo, error) {
 // start, so the count is bounded as the history's partition numbers are;
 // a name longer than Kafka's longest topic name is no name of a cell.
 const (
-	maxCellPartitions = 100_000
-	maxCellName       = 255
-	maxCellMembers    = 100_000
-	maxCellIteration  = 1_000_000
-	maxPartialReason  = 64 << 10
+	maxCellName      = 255
+	maxCellMembers   = 100_000
+	maxCellIteration = 1_000_000
+	maxPartialReason = 64 << 10
 )
 
 // checkCellBounds refuses a cell.json whose numbers, names or times
@@ -109,7 +108,7 @@ func checkCellBounds(c cellRecord) error {
 	for _, f := range []struct {
 		name    string
 		v, most int
-	}{{"partitions", c.Partitions, maxCellPartitions}, {"members", c.Members, maxCellMembers}, {"iteration", c.Iteration, maxCellIteration}} {
+	}{{"partitions", c.Partitions, history.MaxPartitions}, {"members", c.Members, maxCellMembers}, {"iteration", c.Iteration, maxCellIteration}} {
 		if f.v < 0 || f.v > f.most {
 			return fmt.Errorf("field %q: %d, expected 0 to %d", f.name, f.v, f.most)
 		}
