@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/clip"
-	"github.com/chaosbench/chaosbench/internal/kafkarelease"
 )
 
 // A broker setting of a workload (broker.config) is checked as the broker
@@ -64,9 +63,9 @@ func checkBrokerSetting(name, value string) string {
 			}
 		}
 		if s := closestBrokerSetting(name); s != "" {
-			return fmt.Sprintf("not a broker setting of Kafka %s, did you mean %s?", kafkarelease.Version, s)
+			return fmt.Sprintf("not a broker setting of Kafka %s, did you mean %s?", brokerSettingsRelease, s)
 		}
-		return fmt.Sprintf("not a broker setting of Kafka %s", kafkarelease.Version)
+		return fmt.Sprintf("not a broker setting of Kafka %s", brokerSettingsRelease)
 	}
 	v := strings.TrimSpace(value) // as Kafka's ConfigDef.parseType does
 	var n float64

@@ -1,5 +1,11 @@
 package workloads
 
+// brokerSettingsRelease is the Kafka release kafkaBrokerSettings
+// describes: the local cluster's (kafkarelease.Version, which the
+// workloads, part of the pure core, do not import; a test holds the two
+// to each other).
+const brokerSettingsRelease = "4.4.0"
+
 // kafkaBrokerSettings are the broker's own settings of Apache Kafka 4.4.0
 // (the local cluster's release), each with its type and the range its
 // validator states, as kafka.server.KafkaConfig.configDef() defines them.

@@ -60,6 +60,9 @@ public class Dump {
 // The table is Kafka's own definitions: the broker's jars, when they are
 // here, say the same, and on a mismatch this prints the table to use.
 func TestBrokerSettingsMatchKafka(t *testing.T) {
+	if brokerSettingsRelease != kafkarelease.Version {
+		t.Fatalf("the table is of Kafka %s, the local cluster runs %s: regenerate it", brokerSettingsRelease, kafkarelease.Version)
+	}
 	libs := os.Getenv("KAFKA_HOME")
 	if libs != "" {
 		libs = filepath.Join(libs, "libs")
