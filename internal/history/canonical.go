@@ -89,8 +89,9 @@ func (d *decoder) canonicalObject(s []byte, e *Event) (int, bool) {
 			return 0, false
 		}
 	}
-	// What the general decoder's finish checks: it reports these.
-	return i, e.Kind != "" && e.T != 0 && e.Proc != ""
+	// What the general decoder's finish checks (the bounds too): it
+	// reports these.
+	return i, e.Kind != "" && e.T != 0 && e.Proc != "" && checkBounds(e) == nil
 }
 
 // keyWords holds each canonical key as two little-endian words and their
@@ -151,7 +152,7 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 	case tInt32:
 		var n int64
 		n, i, ok = plainInt(s, i)
-		*(*int32)(p) = int32(n) // as the general decoder: the low 32 bits
+		*(*int32)(p), ok = int32(n), ok && n == int64(int32(n)) // beyond int32: the general decoder reports it
 	case tInt:
 		var n int64
 		n, i, ok = plainInt(s, i)

@@ -132,7 +132,7 @@ func (d *decoder) finish(l *lexer, e *Event) error {
 	if e.Proc == "" {
 		return errors.New(`missing "proc"`)
 	}
-	return nil
+	return checkBounds(e)
 }
 
 // member parses one "key":value member of the object into e.
@@ -244,9 +244,7 @@ func (d *decoder) generalValue(l *lexer, f field, e *Event) error {
 	case tTime, tInt64:
 		*(*int64)(p), err = l.int()
 	case tInt32:
-		var n int64
-		n, err = l.int()
-		*(*int32)(p) = int32(n)
+		*(*int32)(p), err = l.int32()
 	case tInt:
 		*(*int)(p), err = l.intN()
 	case tString:
@@ -485,6 +483,18 @@ func (l *lexer) bool() (bool, error) {
 		return false, nil
 	}
 	return false, l.fail("expected true or false")
+}
+
+// int32 reads an integer that must fit an int32: a wider one is out of
+// range, never its low 32 bits (partition 2^32+1 is not partition 1).
+func (l *lexer) int32() (int32, error) {
+	start := l.i
+	n, err := l.int()
+	if err == nil && n != int64(int32(n)) {
+		l.i = start
+		return 0, l.fail("integer out of range")
+	}
+	return int32(n), err
 }
 
 func (l *lexer) int32s(dst []int32) ([]int32, error) {

@@ -82,7 +82,7 @@ const (
 	tKind     valueType = iota // Kind: the known kinds are read without a lookup
 	tTime                      // int64 of Unix nanoseconds: the canonical path remembers their leading digits
 	tInt64                     // int64
-	tInt32                     // int32: read as an int64, its low 32 bits kept
+	tInt32                     // int32: a wider integer is out of range, never its low 32 bits
 	tInt                       // int: read as an int64
 	tString                    // string that differs from line to line (a record key, an error): a new string each time
 	tInterned                  // string that repeats from line to line (a process, a topic): interned

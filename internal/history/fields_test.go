@@ -34,8 +34,9 @@ func TestFieldSpecsCoverEvent(t *testing.T) {
 // under its key where its rule says (for some kind at least) and left out
 // elsewhere; encoding/json reads the same value from the line; and the
 // canonical path (for values written without escapes) and the general
-// decoder both read back the event that was written. A field that one
-// of the three paths misses fails here.
+// decoder both read back the event that was written (or both refuse it,
+// a value beyond its bound). A field that one of the three paths misses
+// fails here.
 func TestEveryFieldRoundTrips(t *testing.T) {
 	ev := reflect.TypeFor[Event]()
 	for _, spec := range fieldSpecs {
@@ -70,6 +71,16 @@ func TestEveryFieldRoundTrips(t *testing.T) {
 				}
 
 				var gen Event
+				if checkBounds(&want) != nil {
+					// Beyond its bound (bounds.go): a bad line to both paths.
+					if err := newDecoder().decodeGeneral(line, &gen); err == nil {
+						t.Errorf("%s: general decoder: no error for a value beyond its bound", line)
+					}
+					if newDecoder().decodeCanonical(line, &gen) {
+						t.Errorf("%s: the canonical path took a value beyond its bound", line)
+					}
+					continue
+				}
 				if err := newDecoder().decodeGeneral(line, &gen); err != nil {
 					t.Fatalf("%s: general decoder: %v", line, err)
 				}
