@@ -273,7 +273,22 @@ func (d *decoder) timestamp(s []byte, i int) (int64, int, bool) {
 		return plainInt(s, i)
 	}
 	w := binary.LittleEndian.Uint64(s[i:])
-	if w == d.tsWord {
+	if w == d.tsWord && w != 0 { // 0: none remembered yet (eight digits are never 0)
+		// The usual timestamp, 19 digits: the next eight are one word,
+		// the last three the top of the word that ends with the byte
+		// after them, which must end the value. No loop, no branch on a
+		// digit.
+		if len(s)-i >= 20 {
+			w1 := binary.LittleEndian.Uint64(s[i+8:])
+			w2 := binary.LittleEndian.Uint64(s[i+12:])
+			if c := s[i+19]; leadingDigits(w1) == 8 && leadingDigits(w2) == 7 && (c == ',' || c == '}' || c == ']') {
+				// At most 10^19-1: within a uint64, not always an int64.
+				n := uint64(d.tsValue)*1e11 + uint64(parseEight(w1))*1e3 + uint64(parseEight(w2<<8&0xffffff0000000000))
+				if n <= 1<<63-1 {
+					return int64(n), i + 19, true
+				}
+			}
+		}
 		return plainDigits(s, i, i+8, uint64(d.tsValue), false)
 	}
 	n, j, ok := plainInt(s, i)

@@ -348,19 +348,20 @@ func TestCanonicalGivesUp(t *testing.T) {
 	for _, line := range []string{
 		ok[:len(ok)-1], // truncated
 		ok + " x",      // text after
-		strings.Replace(ok, `"t":1800000000005220010`, `"t":0`, 1),               // missing t
-		strings.Replace(ok, `"offset":0`, `"offset":1.5`, 1),                     // fraction
-		strings.Replace(ok, `"offset":0`, `"offset":99999999999999999999`, 1),    // out of range
-		strings.Replace(ok, `"offset":0`, `"offset":9223372036854775808`, 1),     // out of range by one
-		strings.Replace(ok, `"offset":0`, `"offset":-9223372036854775809`, 1),    // out of range by one
-		strings.Replace(ok, `"key":"k1"`, `"key":"k1\q"`, 1),                     // bad escape
-		strings.Replace(ok, `"key":"k1"`, "\"key\":\"k1\x01\"", 1),               // control character
-		strings.Replace(ok, `"seq":0`, `"seq":"0"`, 1),                           // wrong type
-		`{"kind":"assigned","t":1,"proc":"m","partitions":[1,2147483648]}`,       // partition out of range
-		`{"kind":"assigned","t":1,"proc":"m","partitions":[1,]}`,                 // trailing comma
-		`{"kind":"assigned","t":1,"proc":"m","partitions":[1 2]}`,                // no comma
-		`{"kind":"chaos","t":1,"proc":"chaos","params":{"a":1}x}`,                // after params
-		`{"kind":"member","t":1,"proc":"m","state":"started","pid":12,"bogus":}`, // no value
+		strings.Replace(ok, `"t":1800000000005220010`, `"t":0`, 1),                                             // missing t
+		strings.Replace(ok, `"t":1800000000005220010`, "\"t\":\x00\x00\x00\x00\x00\x00\x00\x0012345678901", 1), // zero bytes, then digits: no number
+		strings.Replace(ok, `"offset":0`, `"offset":1.5`, 1),                                                   // fraction
+		strings.Replace(ok, `"offset":0`, `"offset":99999999999999999999`, 1),                                  // out of range
+		strings.Replace(ok, `"offset":0`, `"offset":9223372036854775808`, 1),                                   // out of range by one
+		strings.Replace(ok, `"offset":0`, `"offset":-9223372036854775809`, 1),                                  // out of range by one
+		strings.Replace(ok, `"key":"k1"`, `"key":"k1\q"`, 1),                                                   // bad escape
+		strings.Replace(ok, `"key":"k1"`, "\"key\":\"k1\x01\"", 1),                                             // control character
+		strings.Replace(ok, `"seq":0`, `"seq":"0"`, 1),                                                         // wrong type
+		`{"kind":"assigned","t":1,"proc":"m","partitions":[1,2147483648]}`,                                     // partition out of range
+		`{"kind":"assigned","t":1,"proc":"m","partitions":[1,]}`,                                               // trailing comma
+		`{"kind":"assigned","t":1,"proc":"m","partitions":[1 2]}`,                                              // no comma
+		`{"kind":"chaos","t":1,"proc":"chaos","params":{"a":1}x}`,                                              // after params
+		`{"kind":"member","t":1,"proc":"m","state":"started","pid":12,"bogus":}`,                               // no value
 	} {
 		_, err, diff := bothWays([]byte(line))
 		if diff != "" {
