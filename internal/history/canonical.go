@@ -162,6 +162,11 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 		if b, i, ok = plainString(s, i); ok {
 			*(*string)(p) = string(b)
 		}
+	case tKey:
+		var b []byte
+		if b, i, ok = plainString(s, i); ok {
+			*(*string)(p) = d.keys.copy(b)
+		}
 	case tBool:
 		*(*bool)(p), i, ok = plainBool(s, i)
 	case tInt32s:

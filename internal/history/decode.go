@@ -29,6 +29,8 @@ type decoder struct {
 	// read, tsValue their value (decoder.timestamp).
 	tsWord  uint64
 	tsValue uint32
+	// keys holds the record keys read last (keys.go).
+	keys keyBlock
 }
 
 func newDecoder() *decoder { return &decoder{intern: map[string]string{}} }
@@ -249,6 +251,11 @@ func (d *decoder) generalValue(l *lexer, f field, e *Event) error {
 		*(*int)(p), err = l.intN()
 	case tString:
 		*(*string)(p), err = d.string(l)
+	case tKey:
+		var b []byte
+		if b, err = d.rawString(l); err == nil {
+			*(*string)(p) = d.keys.copy(b)
+		}
 	case tInterned:
 		*(*string)(p), err = d.internString(l)
 	case tBool:

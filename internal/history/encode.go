@@ -23,7 +23,7 @@ func AppendJSON(b []byte, e *Event) []byte {
 		spec := &fieldSpecs[f]
 		p := unsafe.Add(unsafe.Pointer(e), spec.offset)
 		switch spec.typ {
-		case tKind, tString, tInterned:
+		case tKind, tString, tKey, tInterned:
 			b = appendString(b, *(*string)(p))
 		case tTime, tInt64:
 			b = strconv.AppendInt(b, *(*int64)(p), 10)

@@ -29,7 +29,7 @@ var fieldSpecs = [...]fieldSpec{
 	{"topic", tInterned, ifNonZero, unsafe.Offsetof(Event{}.Topic)},
 	{"partition", tInt32, ifPartitionKind, unsafe.Offsetof(Event{}.Partition)},
 	{"offset", tInt64, ifPartitionKind, unsafe.Offsetof(Event{}.Offset)},
-	{"key", tString, ifNonZero, unsafe.Offsetof(Event{}.Key)},
+	{"key", tKey, ifNonZero, unsafe.Offsetof(Event{}.Key)},
 	{"seq", tInt64, ifSeqKind, unsafe.Offsetof(Event{}.Seq)},
 	{"producer", tInterned, ifNonZero, unsafe.Offsetof(Event{}.Producer)},
 	{"intended_t", tTime, ifNonZero, unsafe.Offsetof(Event{}.IntendedT)},
@@ -84,7 +84,8 @@ const (
 	tInt64                     // int64
 	tInt32                     // int32: a wider integer is out of range, never its low 32 bits
 	tInt                       // int: read as an int64
-	tString                    // string that differs from line to line (a record key, an error): a new string each time
+	tString                    // string that differs from line to line (an error): a new string each time
+	tKey                       // a record key: differs from line to line, one per record; copied into a block shared with other keys (keys.go)
 	tInterned                  // string that repeats from line to line (a process, a topic): interned
 	tBool                      // bool
 	tInt32s                    // []int32: an array of integers in the int32 range
@@ -102,7 +103,7 @@ func (t valueType) goType() reflect.Type {
 		return reflect.TypeFor[int32]()
 	case tInt:
 		return reflect.TypeFor[int]()
-	case tString, tInterned, tRawJSON:
+	case tString, tKey, tInterned, tRawJSON:
 		return reflect.TypeFor[string]()
 	case tBool:
 		return reflect.TypeFor[bool]()

@@ -114,7 +114,7 @@ func valuesOf(typ valueType) []any {
 		return []any{1, -1, 1_800_000_000_005_220_010, math.MaxInt64, math.MinInt64}
 	case tInt32:
 		return []any{1, -1, math.MaxInt32, math.MinInt32}
-	case tString, tInterned:
+	case tString, tKey, tInterned:
 		return []any{"v", "producer-0", "é✓", "a\"b\\c\n\x01"}
 	case tBool:
 		return []any{true}

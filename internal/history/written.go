@@ -80,7 +80,7 @@ func (g *optionalGroup) add(f field) {
 	spec := &fieldSpecs[f]
 	of := optionalField{spec.offset, 1 << f}
 	switch spec.typ {
-	case tKind, tString, tInterned, tRawJSON:
+	case tKind, tString, tKey, tInterned, tRawJSON:
 		g.strings = append(g.strings, of)
 	case tTime, tInt64:
 		g.int64s = append(g.int64s, of)
