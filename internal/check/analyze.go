@@ -91,6 +91,9 @@ type analyzer struct {
 	processedN, producedN int64
 	// checkers are the metrics, in the order their results are written.
 	checkers []checker
+	// in takes a chaos step before the consequences of its instant
+	// (instant.go).
+	in instant
 }
 
 // Analyze runs every checker over one cell's history in a single pass.
@@ -145,7 +148,7 @@ func (a *analyzer) run(src Source) (*Summary, error) {
 // counted and skipped.
 func (a *analyzer) next(src Source) (*history.Event, error) {
 	for {
-		e, err := src.Next()
+		e, err := a.in.take(src)
 		if err == io.EOF {
 			return nil, nil
 		}
