@@ -1,6 +1,9 @@
 package check
 
 import (
+	"encoding/json"
+	"math"
+
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
@@ -135,6 +138,14 @@ func (g *model) chaos(e *history.Event) {
 	if g.shutdown {
 		return
 	}
+	if e.Err != "" {
+		// An act that failed once recorded: the second event of its step
+		// (docs/history.md) says so on the step's disruption.
+		if d := g.steps[e.Step]; d != nil && e.Step > 0 && d.out.Err == "" && d.out.Action == e.Action && d.out.Target == e.Target {
+			d.out.Err = e.Err
+			return
+		}
+	}
 	d := g.open(e.T, "chaos", "")
 	d.out.Action, d.out.Target, d.out.Step, d.out.Err = e.Action, e.Target, e.Step, e.Err
 	if e.Params != "" {
@@ -154,7 +165,14 @@ func (g *model) chaos(e *history.Event) {
 	if m == nil {
 		return
 	}
-	g.stopMember(m, e.T, d)
+	// Until the act reaches it, the target may finish the record in hand:
+	// a slow step's stall has passed by its duration; the others hold
+	// until the partitions are taken over.
+	hold := int64(math.MaxInt64)
+	if e.Action == vocab.ActionSlow {
+		hold = e.T + paramMs(e.Params, "duration_ms")*1e6
+	}
+	g.stopMember(m, e.T, d, hold)
 	if act.Ends {
 		g.memberGone(m, e.T, d, "")
 	}
@@ -217,4 +235,17 @@ func (g *model) trafficEnded() {
 	for _, h := range g.hooks.trafficEnd {
 		h.trafficEnded()
 	}
+}
+
+// paramMs reads a number of milliseconds from a chaos step's parameters (0
+// when absent).
+func paramMs(params, name string) int64 {
+	if params == "" {
+		return 0
+	}
+	var m map[string]float64
+	if json.Unmarshal([]byte(params), &m) != nil {
+		return 0
+	}
+	return int64(m[name])
 }

@@ -246,11 +246,15 @@ func (g *model) lose(p *partition, m *member, t int64) {
 }
 
 // stopMember: a chaos step stopped m processing at t (kill, stop, pause,
-// slow, restart): every partition it owns is paused, caused by d.
-func (g *model) stopMember(m *member, t int64, d *disruption) {
+// slow, restart): every partition it owns is paused, caused by d, and
+// held until hold (pause.go): m's processing before then is in flight.
+func (g *model) stopMember(m *member, t int64, d *disruption, hold int64) {
 	for _, p := range g.parts {
 		if p.owner == m {
 			g.beginPause(p, t, d, "")
+			if pp := p.pause; pp != nil && pp.d == d && pp.start == t {
+				pp.held = hold
+			}
 		}
 	}
 }

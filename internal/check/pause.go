@@ -22,6 +22,14 @@ import (
 //   - It ends (endPause) at the first processed event by the partition's
 //     owner (processedBy), or, when there is nothing to consume, at the
 //     takeover: the pause is idle.
+//   - A pause a chaos step began on its target's partitions is held: the
+//     step is recorded before it acts, so the target may still finish the
+//     record in hand after the step's time, before the signal (or the
+//     command) reaches it. Such a record is in flight: it neither ends
+//     the pause nor makes the partition live, and it can be redelivered
+//     like any record the old owner processed. The hold lasts until the
+//     pause is taken over (a paused member's resume, a new owner), or, for
+//     a slow step, until its stall can have passed.
 //   - When the history ends (settlePauses), a pause still open is idle if
 //     its partition was taken over with nothing to consume (measured to
 //     the takeover), and unfinished otherwise.
@@ -41,6 +49,10 @@ type pause struct {
 	// paused owner resumed; 0 while nobody has it.
 	reacquired int64
 	idle       bool
+	// held: a chaos step began it on its target's partitions, and until
+	// this time (or the takeover) the target's processing of p is in
+	// flight, not the end of the pause (above); 0 for other pauses.
+	held int64
 	// bound: records processed at or above the committed offset the next
 	// owner starts from (when the pause began, until it is taken over);
 	// extra: records the old owner processed while not owning it. What
@@ -98,10 +110,18 @@ func (g *model) reacquire(pp *pause, t int64, m *member) {
 	}
 }
 
-// endsPause reports whether m processing p now ends p's pause: m owns p,
-// p is paused, and the run is not shutting down.
-func (g *model) endsPause(p *partition, m *member) bool {
-	return p.pause != nil && p.owner == m && !g.shutdown
+// endsPause reports whether m processing p at t ends p's pause: m owns p,
+// p is paused, the run is not shutting down, and the record is not in
+// flight.
+func (g *model) endsPause(p *partition, m *member, t int64) bool {
+	return p.pause != nil && p.owner == m && !g.shutdown && !p.pause.inFlight(m, t)
+}
+
+// inFlight reports whether m processing the paused partition at t is the
+// record in hand of the target of the step that began the pause, before
+// the step reached it.
+func (pp *pause) inFlight(m *member, t int64) bool {
+	return pp.held > 0 && pp.from == m && pp.reacquired == 0 && t < pp.held
 }
 
 // processedBy: m processed a record of p at t (the checkers have seen
@@ -118,8 +138,10 @@ func (g *model) processedBy(p *partition, m *member, t int64) {
 // processedByChange is processedBy when something changes.
 func (g *model) processedByChange(p *partition, m *member, t int64) {
 	switch {
-	case g.endsPause(p, m):
+	case g.endsPause(p, m, t):
 		g.endPause(p.pause, t, false, m)
+	case p.pause != nil && p.pause.inFlight(m, t):
+		p.pause.extra++ // the target's record in hand: it can be redelivered too
 	case p.owner == m:
 		g.becomeLive(p, t)
 	case p.last != nil && p.last.from == m:

@@ -368,6 +368,10 @@ type OverlapResult struct {
 	Incidents int   `json:"incidents"` // distinct (A, p, B)
 	// Unowned counts processed events for a partition no member owned.
 	Unowned int64 `json:"unowned"`
+	// InFlight counts records the target of a chaos step that stops its
+	// member processed after the step, before the step reached it (the
+	// record in hand: pause.go): neither zombie nor unowned processing.
+	InFlight int64 `json:"in_flight"`
 }
 
 // SkewResult is the load skew (docs/design.md, "Skew").
