@@ -113,15 +113,17 @@ func (s *state) assigned(ps []int32, gen int32, memberID string) {
 }
 
 // removed records partitions taken from the member (revoked or lost) and
-// forgets their uncommitted offsets.
+// forgets their uncommitted offsets. Its event is written under the lock
+// the processing of a record takes (process): no record of a partition
+// given up is written after it.
 func (s *state) removed(kind history.Kind, ps []int32, gen int32) {
 	s.mu.Lock()
 	for _, p := range ps {
 		delete(s.owned, p)
 		delete(s.uncommitted, p)
 	}
-	s.mu.Unlock()
 	s.append(&history.Event{Kind: kind, Topic: s.cfg.Topic, Partitions: sortedParts(ps), Gen: gen})
+	s.mu.Unlock()
 	if err := s.flush(); err != nil {
 		s.logf("history flush: %v", err)
 	}
@@ -152,9 +154,20 @@ func (s *state) filterOwned(batch []record) []record {
 // processed event after each record (the write-ahead rule: the caller
 // commits only after this returns). It stops early, with
 // what was processed so far recorded, when ctx ends (a graceful stop).
+//
+// A record is processed only while the member owns its partition: a
+// revocation that lands while the batch is processed drops the rest of
+// the partition's records (they were never processed; their next owner
+// gets them). The ownership check and the record's event are one step
+// under the member's lock, the lock removed takes to give partitions up,
+// so a revocation comes wholly before a record (which is dropped) or
+// after it (its revoked event follows the record's).
 func (s *state) process(ctx context.Context, batch []record) error {
 	for i := range batch {
 		r := &batch[i]
+		if !s.owns(r.partition) {
+			continue
+		}
 		d := s.cfg.Processing.Sample(s.rng)
 		if st := s.stall.Swap(0); st > 0 {
 			s.logf("stalling %s (slow)", time.Duration(st))
@@ -163,21 +176,33 @@ func (s *state) process(ctx context.Context, batch []record) error {
 		if d > 0 && !sleep(ctx, d) {
 			break
 		}
-		s.append(&history.Event{
-			Kind: history.Processed, Partition: r.partition, Offset: r.offset,
-			Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
-		})
+		if !s.processed(r) {
+			continue
+		}
 		// Each record is processed when its event is written: a crash
 		// mid-batch leaves the records processed so far on record, and
 		// their redelivery counts as the duplicates it is.
 		if err := s.flush(); err != nil {
 			return err
 		}
-		s.mu.Lock()
-		s.uncommitted[r.partition] = r.offset + 1
-		s.mu.Unlock()
 	}
 	return s.flush()
+}
+
+// processed writes r's processed event if the member still owns its
+// partition, and reports whether it did.
+func (s *state) processed(r *record) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.owned[r.partition] {
+		return false
+	}
+	s.append(&history.Event{
+		Kind: history.Processed, Partition: r.partition, Offset: r.offset,
+		Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
+	})
+	s.uncommitted[r.partition] = r.offset + 1
+	return true
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.
