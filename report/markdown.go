@@ -280,11 +280,15 @@ func cellSection(e *ewriter, c *Cell) {
 }
 
 // DisruptionLabel describes a disruption: "step 2: kill m1", "rebalance:
-// lost by m2.0".
+// lost by m2.0", "step 1: add_partitions 100 → 1,000" (a growth is named
+// by what it did, not by the run's long topic name).
 func DisruptionLabel(d check.Disruption) string {
 	if d.Cause == "chaos" {
 		l := d.Action
-		if d.Target != "" {
+		switch {
+		case d.PartitionsTo > 0:
+			l += fmt.Sprintf(" %s → %s", commas(d.PartitionsFrom), commas(d.PartitionsTo))
+		case d.Target != "":
 			l += " " + d.Target
 		}
 		if d.Step > 0 {
@@ -299,6 +303,28 @@ func DisruptionLabel(d check.Disruption) string {
 		return "rebalance: " + d.Trigger
 	}
 	return d.Cause
+}
+
+// commas renders a count with thousands separated by commas: 1,000.
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// takeOnText is an add_partitions step's time to take on its new
+// partitions: "40.2 s", "not all" when a new partition never got an
+// owner, "" for other disruptions.
+func takeOnText(d check.Disruption) string {
+	switch {
+	case d.NewPartitions == 0:
+		return ""
+	case d.TakeOnMs == nil:
+		return "not all"
+	}
+	return FormatMs(*d.TakeOnMs)
 }
 
 // ExampleText renders an example on one line.

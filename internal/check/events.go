@@ -148,11 +148,18 @@ func (g *model) chaos(e *history.Event) {
 	}
 	d := g.open(e.T, "chaos", "")
 	d.out.Action, d.out.Target, d.out.Step, d.out.Err = e.Action, e.Target, e.Step, e.Err
+	if act, _ := vocab.LookupAction(e.Action); act.Stops {
+		d.subject = e.Target
+	}
 	if e.Params != "" {
 		d.out.Params = []byte(e.Params)
 	}
 	if e.Step > 0 {
 		g.steps[e.Step] = d
+	}
+	if e.Action == vocab.ActionAddPartitions && e.Err == "" {
+		g.partitionsAdded(d, e)
+		return
 	}
 	// An action that stops its target's processing pauses what it owns
 	// from the action's event on; one that ends its process leaves it
@@ -239,13 +246,18 @@ func (g *model) trafficEnded() {
 
 // paramMs reads a number of milliseconds from a chaos step's parameters (0
 // when absent).
-func paramMs(params, name string) int64 {
+func paramMs(params, name string) int64 { return paramInt(params, name) }
+
+// paramInt reads an integer from a chaos step's parameters (0 when
+// absent).
+func paramInt(params, name string) int64 {
 	if params == "" {
 		return 0
 	}
-	var m map[string]float64
+	var m map[string]any
 	if json.Unmarshal([]byte(params), &m) != nil {
 		return 0
 	}
-	return int64(m[name])
+	f, _ := m[name].(float64)
+	return int64(f)
 }

@@ -49,6 +49,9 @@ type pause struct {
 	// paused owner resumed; 0 while nobody has it.
 	reacquired int64
 	idle       bool
+	// target: the partition was the disruption's own (pausesplit.go): its
+	// subject's, or created by it.
+	target bool
 	// held: a chaos step began it on its target's partitions, and until
 	// this time (or the takeover) the target's processing of p is in
 	// flight, not the end of the pause (above); 0 for other pauses.
@@ -63,8 +66,9 @@ type pause struct {
 
 // beginPause: p's owner stopped processing it at t. d is the disruption
 // that caused it, if known (a chaos step); otherwise the current one, or
-// a new unplanned one with the given trigger.
-func (g *model) beginPause(p *partition, t int64, d *disruption, trig string) {
+// a new unplanned one with the given trigger, about subject (the member
+// whose exit or loss it is; nil for a rebalance no member's end began).
+func (g *model) beginPause(p *partition, t int64, d *disruption, trig string, subject *member) {
 	if p.pause != nil {
 		return // already stopped: the first cause counts
 	}
@@ -76,9 +80,13 @@ func (g *model) beginPause(p *partition, t int64, d *disruption, trig string) {
 		d = g.current(t)
 		if d == nil {
 			d = g.open(t, "rebalance", trig)
+			if subject != nil {
+				d.subject = subject.proc
+			}
 		}
 	}
 	pp := &pause{p: p, d: d, from: p.owner, start: t}
+	pp.target = p.owner != nil && d.subject != "" && p.owner.proc == d.subject
 	pp.bound = p.processed.countFrom(max(p.committed, 0))
 	p.pause, p.last = pp, pp
 	d.pauses = append(d.pauses, pp)
@@ -218,6 +226,7 @@ func (pp *pause) ns(end int64) int64 {
 // running to end), and the uncommitted window of its handovers.
 func pauseColumns(o *Disruption, d *disruption, end int64) {
 	var vals []int64
+	var pop popStats
 	var sum int64 // ns without processing, unfinished pauses included
 	for _, pp := range d.pauses {
 		if !pp.counted() {
@@ -234,8 +243,10 @@ func pauseColumns(o *Disruption, d *disruption, end int64) {
 			o.IdlePartitions++
 		}
 		vals = append(vals, v)
+		pop.add(pp, v)
 	}
 	o.Pause = statsOf(vals)
+	o.TargetPause, o.OtherPause = pop.stats()
 	o.PartitionSeconds = float64(sum) / 1e9
 	for _, pp := range d.pauses {
 		o.UncommittedBound += pp.bound + pp.extra
@@ -254,6 +265,7 @@ func (c *pauseCheck) result(s *Summary) {
 	r := &s.Pause
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
 	var vals []int64
+	var pop popStats
 	var sum int64
 	r.Pauses = []PartitionPause{}
 	for _, d := range g.disr {
@@ -263,7 +275,7 @@ func (c *pauseCheck) result(s *Summary) {
 			}
 			v := pp.ns(end)
 			x := PartitionPause{Disruption: d.out.ID, Partition: pp.p.id, StartT: pp.start,
-				Ms: float64(v) / 1e6, Idle: pp.idle, Unfinished: pp.end == 0}
+				Ms: float64(v) / 1e6, Idle: pp.idle, Unfinished: pp.end == 0, Target: pp.target}
 			if pp.from != nil {
 				x.From = pp.from.name
 			}
@@ -283,9 +295,11 @@ func (c *pauseCheck) result(s *Summary) {
 				r.Idle++
 			}
 			vals = append(vals, v)
+			pop.add(pp, v)
 		}
 	}
 	r.Stats = statsOf(vals)
+	r.TargetStats, r.OtherStats = pop.stats()
 	r.PartitionSeconds = float64(sum) / 1e9
 	if r.Unfinished > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: Valid, Count: int64(r.Unfinished),

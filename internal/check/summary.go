@@ -203,6 +203,14 @@ type Disruption struct {
 	Step   int             `json:"step,omitempty"`
 	Params json.RawMessage `json:"params,omitempty"`
 	Err    string          `json:"err,omitempty"`
+	// PartitionsFrom and PartitionsTo are an add_partitions step's
+	// partition counts before and after; NewPartitions counts those it
+	// created and TakeOnMs is the time the group took to take them all on
+	// (the last one's first assignment; absent while one never was).
+	PartitionsFrom int      `json:"partitions_from,omitempty"`
+	PartitionsTo   int      `json:"partitions_to,omitempty"`
+	NewPartitions  int      `json:"new_partitions,omitempty"`
+	TakeOnMs       *float64 `json:"take_on_ms,omitempty"`
 	// Trigger describes an unplanned disruption: "lost by m3.0",
 	// "join m4.0", "revoked by m2.0", "exit m2.0".
 	Trigger string `json:"trigger,omitempty"`
@@ -216,12 +224,17 @@ type Disruption struct {
 	// Partitions affected: ownership ended while this disruption was the
 	// cause. IdlePartitions had nothing to consume and were measured to
 	// their assignment; UnfinishedPartitions were never live again.
-	Partitions           int     `json:"partitions"`
-	IdlePartitions       int     `json:"idle_partitions,omitempty"`
-	UnfinishedPartitions int     `json:"unfinished_partitions,omitempty"`
-	Pause                Stats   `json:"pause"`
-	PartitionSeconds     float64 `json:"partition_seconds"`
-	GroupStopMs          float64 `json:"group_stop_ms"`
+	Partitions           int   `json:"partitions"`
+	IdlePartitions       int   `json:"idle_partitions,omitempty"`
+	UnfinishedPartitions int   `json:"unfinished_partitions,omitempty"`
+	Pause                Stats `json:"pause"`
+	// TargetPause and OtherPause split Pause into its two populations
+	// (docs/summary.md): the pauses of the disruption's own partitions
+	// (its subject's, or those it created) and of the others.
+	TargetPause      Stats   `json:"target_pause"`
+	OtherPause       Stats   `json:"other_pause"`
+	PartitionSeconds float64 `json:"partition_seconds"`
+	GroupStopMs      float64 `json:"group_stop_ms"`
 	// KeptStallMs is the longest a partition that kept its owner through
 	// the disruption waited to be processed (docs/summary.md);
 	// KeptStallPartition is that partition.
@@ -268,6 +281,9 @@ type PartitionPause struct {
 	// Unfinished: never live again before the history ended; Ms runs to
 	// the end of the history.
 	Unfinished bool `json:"unfinished,omitempty"`
+	// Target: the partition was the disruption's own (its subject's, or
+	// created by it); otherwise the rebalance took it from another member.
+	Target bool `json:"target,omitempty"`
 }
 
 // PauseResult is the partition pause (docs/design.md, "Partition pause").
@@ -276,7 +292,11 @@ type PauseResult struct {
 	// Headline statistics, over the pauses of every disruption that did
 	// not start before the steady phase (start, warmup), finished ones
 	// only.
-	Stats            Stats   `json:"stats"`
+	Stats Stats `json:"stats"`
+	// TargetStats and OtherStats split Stats into the pauses of the
+	// disruptions' own partitions and of the others (docs/summary.md).
+	TargetStats      Stats   `json:"target_stats"`
+	OtherStats       Stats   `json:"other_stats"`
 	PartitionSeconds float64 `json:"partition_seconds"`
 	Idle             int     `json:"idle"`
 	Unfinished       int     `json:"unfinished"`
