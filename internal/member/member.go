@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -62,6 +63,9 @@ type state struct {
 	// stall is a pending processing stall (ns), set by the `slow` control
 	// command and taken by the next record processed.
 	stall atomic.Int64
+	// overrun is how much longer than intended the processing of a batch
+	// ran, for the probe.
+	overrun overrun
 
 	mu          sync.Mutex
 	owned       map[int32]bool
@@ -163,6 +167,9 @@ func (s *state) filterOwned(batch []record) []record {
 // so a revocation comes wholly before a record (which is dropped) or
 // after it (its revoked event follows the record's).
 func (s *state) process(ctx context.Context, batch []record) error {
+	start := time.Now()
+	var intended time.Duration
+	defer func() { s.overrun.add(time.Since(start) - intended) }()
 	for i := range batch {
 		r := &batch[i]
 		if !s.owns(r.partition) {
@@ -173,6 +180,7 @@ func (s *state) process(ctx context.Context, batch []record) error {
 			s.logf("stalling %s (slow)", time.Duration(st))
 			d += time.Duration(st)
 		}
+		intended += d
 		if d > 0 && !sleep(ctx, d) {
 			break
 		}
@@ -319,12 +327,23 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	if control != nil {
 		go s.readControl(control)
 	}
+	// The member's probe (the host check): its own stalls, and how much
+	// longer than intended its processing ran.
+	pctx, stopProbe := context.WithCancel(context.Background())
+	probeDone := make(chan struct{})
+	go func() {
+		defer close(probeDone)
+		probe.Run(pctx, probe.Options{Sink: hist, Extra: s.overrun.take})
+	}()
+
 	switch cfg.Client {
 	case vocab.ClientFranz:
 		err = runFranz(ctx, s)
 	default:
 		err = runConfluent(ctx, s)
 	}
+	stopProbe()
+	<-probeDone
 	if cerr := hist.Close(); err == nil {
 		err = cerr
 	}
@@ -349,4 +368,35 @@ func (s *state) stopping() {
 	if err := s.flush(); err != nil {
 		s.logf("history flush: %v", err)
 	}
+}
+
+// overrun keeps the longest time a batch's processing ran beyond the
+// processing it intended (the sampled costs, a slow step's stall
+// included): the part of the gap between two polls that the member did
+// not mean, a stall of the host or of the process. The probe takes it
+// once a second (probe.Options.Extra).
+type overrun struct {
+	mu  sync.Mutex
+	max time.Duration
+	any bool
+}
+
+func (o *overrun) add(d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.max = max(o.max, d)
+	o.any = true
+}
+
+// take returns the longest overrun since the last call, as
+// poll_overrun_max_ms (nothing when no batch was processed).
+func (o *overrun) take() map[string]float64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.any {
+		return nil
+	}
+	v := float64(o.max) / 1e6
+	o.max, o.any = 0, false
+	return map[string]float64{"poll_overrun_max_ms": v}
 }
