@@ -244,6 +244,9 @@ type Overrides struct {
 	// ProducerOnly drops the chaos section (warmup and steps): for running
 	// the producer side alone, where the schedule does not apply.
 	ProducerOnly bool
+	// Members, if > 0, replaces consumer.members (a sweep of group
+	// sizes); the chaos plan is validated again against it.
+	Members int
 }
 
 // Override applies o and validates the result again (a shorter duration
@@ -269,6 +272,10 @@ func (s *Spec) Override(o Overrides) error {
 				delete(s.pos, f)
 			}
 		}
+	}
+	if o.Members > 0 {
+		s.Consumer.Members = o.Members
+		s.pos["consumer.members"] = s.Line("consumer.members")
 	}
 	if o.Rate != nil {
 		s.Producer.Rate = *o.Rate

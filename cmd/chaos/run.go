@@ -62,6 +62,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the cells and the chaos plan of each WORKLOAD (several may be given), start nothing")
 	fs.DurationVar(&f.overrides.Duration, "duration", 0, "override the workload's traffic duration")
 	fs.Int64Var(&f.overrides.Records, "records", 0, "override the workload's record count")
+	fs.IntVar(&f.overrides.Members, "members", 0, "override the workload's group size (consumer.members)")
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),

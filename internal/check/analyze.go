@@ -44,6 +44,9 @@ type Options struct {
 	// double in width whenever they would exceed MaxBins (default 4096).
 	BinWidth time.Duration
 	MaxBins  int
+	// Host holds the host check's thresholds (host.go); the zero value
+	// gives the documented defaults.
+	Host HostOptions
 	// Also is another checker that reads the same pass over the history:
 	// it consumes the events it is given (in time order, each valid until
 	// the next) and returns its findings, which are added to the summary
@@ -76,6 +79,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxBins <= 0 {
 		o.MaxBins = 4096
 	}
+	o.Host = o.Host.withDefaults()
 	return o
 }
 
@@ -227,6 +231,9 @@ func (a *analyzer) observe(e *history.Event) error {
 	case history.Phase:
 		s.ByKind["phase"]++
 		a.phaseEvent(e)
+	case history.Probe:
+		s.ByKind["probe"]++
+		a.probeEvent(e)
 	default:
 		s.ByKind["other"]++
 	}

@@ -150,14 +150,18 @@ func (c *commitAheadCheck) result(s *Summary) {
 			how = "auto-committed"
 		}
 		ex = append(ex, Example{T: a.T, Proc: a.Member, Partition: &pid, Offsets: joinRanges(a.Offsets),
-			Detail: fmt.Sprintf("%s offset %d before processing %s it covered; they were never processed", how, a.Offset, plural(a.Lost, "record"))})
+			Detail: fmt.Sprintf("%s offset %d with %s below it unprocessed, never processed since", how, a.Offset, plural(a.Lost, "record"))})
 	}
 	names := make([]string, 0, len(byMember))
 	for n := range byMember {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	msg := fmt.Sprintf("%s lost because a commit covered them before they were processed (", plural(r.CommittedAhead, "record"))
+	pronoun := "they were"
+	if r.CommittedAhead == 1 {
+		pronoun = "it was"
+	}
+	msg := fmt.Sprintf("%s lost: committed before %s processed (", plural(r.CommittedAhead, "record"), pronoun)
 	for i, n := range names {
 		if i > 0 {
 			msg += ", "

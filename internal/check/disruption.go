@@ -29,6 +29,9 @@ type disruption struct {
 	// backlog: it began while the previous disruption's backlog was not
 	// worked off; it inherits that catch-up even if it pauses nothing.
 	backlog bool
+	// actEnd is when a chaos step's act on its subject ended: the step
+	// itself, a pause's resume, a slow step's stall (host.go).
+	actEnd int64
 	// subject is the member the disruption is about (by name): a chaos
 	// step's target, or the member whose exit or loss opened it; its
 	// partitions' pauses are the disruption's own (pausesplit.go).

@@ -14,6 +14,9 @@ import (
 // pauses in pause.go.
 
 func (g *model) produced(e *history.Event) {
+	for _, h := range g.hooks.produced {
+		h.produced(e)
+	}
 	if e.Err != "" || e.Ambiguous || e.Offset < 0 {
 		if e.Ambiguous {
 			g.stats.Ambig++
@@ -116,6 +119,12 @@ func (g *model) committed(e *history.Event) {
 		return
 	}
 	if p := g.part(e.Partition); p != nil {
+		if len(g.hooks.commit) > 0 {
+			m := g.member(e.Proc, e.Inc)
+			for _, h := range g.hooks.commit {
+				h.committing(p, m, e)
+			}
+		}
 		p.committed = e.Offset
 	}
 }
@@ -131,6 +140,7 @@ func (g *model) chaos(e *history.Event) {
 			g.resumeMember(m, e.T)
 		}
 		if d := g.steps[e.Step]; d != nil && e.Step > 0 {
+			d.actEnd = e.T
 			g.touch(d, e.T)
 		}
 		return
@@ -150,6 +160,10 @@ func (g *model) chaos(e *history.Event) {
 	d.out.Action, d.out.Target, d.out.Step, d.out.Err = e.Action, e.Target, e.Step, e.Err
 	if act, _ := vocab.LookupAction(e.Action); act.Stops {
 		d.subject = e.Target
+	}
+	d.actEnd = e.T
+	if e.Action == vocab.ActionSlow {
+		d.actEnd += paramMs(e.Params, "duration_ms") * 1e6
 	}
 	if e.Params != "" {
 		d.out.Params = []byte(e.Params)
@@ -260,4 +274,11 @@ func paramInt(params, name string) int64 {
 	}
 	f, _ := m[name].(float64)
 	return int64(f)
+}
+
+// probeEvent: a process's probe; the model keeps nothing of it.
+func (g *model) probeEvent(e *history.Event) {
+	for _, h := range g.hooks.probe {
+		h.probe(e)
+	}
 }

@@ -74,6 +74,7 @@ type Summary struct {
 	Skew        SkewResult       `json:"skew"`
 	Movement    MovementResult   `json:"movement"`
 	Latency     LatencyResult    `json:"latency"`
+	Host        HostResult       `json:"host"`
 	Timeline    Timeline         `json:"timeline"`
 	// Findings are anomalies worth a reader's attention, from these
 	// checkers and from others (the assignment oracle): each names its
@@ -361,6 +362,28 @@ type LossResult struct {
 	// Unacknowledged counts records processed whose produced event has no
 	// acknowledgement (an ambiguous or failed send that landed anyway).
 	Unacknowledged int64 `json:"unacknowledged_processed"`
+	// CommittedAhead counts lost records a commit covered before they
+	// were processed (commitahead.go); Unexplained the lost records no
+	// commit covered. AheadCommits lists those commits (at most 100, in
+	// time order; AheadCommitsTotal counts them all).
+	CommittedAhead    int64         `json:"committed_ahead"`
+	Unexplained       int64         `json:"unexplained"`
+	AheadCommits      []AheadCommit `json:"ahead_commits,omitempty"`
+	AheadCommitsTotal int           `json:"ahead_commits_total,omitempty"`
+}
+
+// AheadCommit is a commit that covered records before they were
+// processed, and lost them: they were never processed.
+type AheadCommit struct {
+	Member    string `json:"member"` // the committing incarnation, "m2.0"
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"` // the committed offset
+	T         int64  `json:"t"`
+	Auto      bool   `json:"auto,omitempty"`
+	// Lost counts the records it lost; Offsets are the first few runs of
+	// them ("15-19").
+	Lost    int64    `json:"lost"`
+	Offsets []string `json:"offsets,omitempty"`
 }
 
 // OrderingResult is the per-key ordering check (docs/design.md, "Ordering
@@ -496,4 +519,45 @@ func plural(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// HostResult is the host check (docs/summary.md, `host`): whether the
+// machine, not the group, set the cell's timings. Figures are over the
+// measured time (the steady phase to the end of the drain); a figure the
+// history has nothing for is absent.
+type HostResult struct {
+	Check
+	// Measured: the history has probe events or send times; Saturated:
+	// a signal passed its threshold, and the timing checks are unknown.
+	Measured  bool `json:"measured"`
+	Saturated bool `json:"saturated"`
+	// Probes counts the probe events read (a process's second each).
+	Probes int `json:"probes"`
+	// The host's CPU, from the driver's probe: seconds sampled, seconds at
+	// or above the busy threshold, the busy share's median and 90th
+	// percentile, the stolen share's median, and the cores counted.
+	CPUSeconds          int     `json:"cpu_seconds"`
+	CPUSaturatedSeconds int     `json:"cpu_saturated_seconds"`
+	CPUBusyP50          float64 `json:"cpu_busy_p50"`
+	CPUBusyP90          float64 `json:"cpu_busy_p90"`
+	CPUStealP50         float64 `json:"cpu_steal_p50"`
+	CPUs                int     `json:"cpus,omitempty"`
+	// The producer's lag behind its schedule (send minus intended time).
+	ProducerLagP99Ms *float64 `json:"producer_lag_p99_ms,omitempty"`
+	ProducerLagMaxMs *float64 `json:"producer_lag_max_ms,omitempty"`
+	// The harness processes' timer drift, over their per-second maxima.
+	DriftP99Ms *float64 `json:"drift_p99_ms,omitempty"`
+	DriftMaxMs *float64 `json:"drift_max_ms,omitempty"`
+	// Members' poll-loop overruns no chaos step explains, over their
+	// per-second maxima, and the member with the longest.
+	OverrunP99Ms  *float64 `json:"overrun_p99_ms,omitempty"`
+	OverrunMaxMs  *float64 `json:"overrun_max_ms,omitempty"`
+	OverrunMember string   `json:"overrun_member,omitempty"`
+	// ExplainedSeconds counts members' seconds left out because a chaos
+	// step acted on the member then.
+	ExplainedSeconds int `json:"explained_seconds"`
+	// GCPauseMaxMs is the longest GC pause any probe saw.
+	GCPauseMaxMs float64 `json:"gc_pause_max_ms"`
+	// Thresholds are the ones applied (HostOptions).
+	Thresholds HostOptions `json:"thresholds"`
 }
