@@ -53,7 +53,7 @@ type hostCheck struct {
 	// cpu: seconds sampled, and seconds at or above the busy threshold;
 	// busy and steal in permille, for their percentiles.
 	cpuSeconds, cpuSaturated int
-	busy, steal              [1001]int
+	busy, steal, harness     [1001]int
 	cpus                     int
 	// drift and overrun: the processes' per-second maxima (µs).
 	drift, overrun *hdrhistogram.Histogram
@@ -143,6 +143,7 @@ func (c *hostCheck) probe(e *history.Event) {
 		c.cpuSeconds++
 		c.busy[permille(b)]++
 		c.steal[permille(m["cpu_steal"])]++
+		c.harness[permille(m["cpu_harness"])]++
 		if b >= c.g.opts.Host.CPUBusy {
 			c.cpuSaturated++
 		}
@@ -215,6 +216,7 @@ func (c *hostCheck) result(s *Summary) {
 	r.CPUBusyP50 = quantilePermille(&c.busy, c.cpuSeconds, 0.5)
 	r.CPUBusyP90 = quantilePermille(&c.busy, c.cpuSeconds, 0.9)
 	r.CPUStealP50 = quantilePermille(&c.steal, c.cpuSeconds, 0.5)
+	r.CPUHarnessP50 = quantilePermille(&c.harness, c.cpuSeconds, 0.5)
 	ms := func(h *hdrhistogram.Histogram, q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1e3 }
 	if c.prodLag.TotalCount() > 0 {
 		r.ProducerLagP99Ms, r.ProducerLagMaxMs = ptr(ms(c.prodLag, 99)), ptr(float64(c.prodLag.Max())/1e3)
@@ -229,8 +231,8 @@ func (c *hostCheck) result(s *Summary) {
 	r.GCPauseMaxMs = c.gcMax
 	var why []string
 	if c.cpuSeconds > 0 && float64(c.cpuSaturated) >= o.CPUSeconds*float64(c.cpuSeconds) {
-		why = append(why, fmt.Sprintf("CPU at least %.0f%% busy in %d of %d s (median %.0f%%, steal %.0f%%, %d cores)",
-			o.CPUBusy*100, c.cpuSaturated, c.cpuSeconds, r.CPUBusyP50*100, r.CPUStealP50*100, c.cpus))
+		why = append(why, fmt.Sprintf("CPU at least %.0f%% busy in %d of %d s (median %.0f%%, the harness's own %.0f%%, steal %.0f%%, %d cores)",
+			o.CPUBusy*100, c.cpuSaturated, c.cpuSeconds, r.CPUBusyP50*100, r.CPUHarnessP50*100, r.CPUStealP50*100, c.cpus))
 	}
 	if r.ProducerLagP99Ms != nil && *r.ProducerLagP99Ms > o.ProducerLag {
 		why = append(why, fmt.Sprintf("producer behind its schedule by %s at p99 (max %s)", msText(*r.ProducerLagP99Ms), msText(*r.ProducerLagMaxMs)))

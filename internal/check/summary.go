@@ -541,7 +541,11 @@ type HostResult struct {
 	CPUBusyP50          float64 `json:"cpu_busy_p50"`
 	CPUBusyP90          float64 `json:"cpu_busy_p90"`
 	CPUStealP50         float64 `json:"cpu_steal_p50"`
-	CPUs                int     `json:"cpus,omitempty"`
+	// CPUHarnessP50 is the median share of the host's CPU the harness
+	// used (the driver and its descendants: producer, members, a local
+	// cluster's brokers); the rest of cpu_busy was other work's.
+	CPUHarnessP50 float64 `json:"cpu_harness_p50"`
+	CPUs          int     `json:"cpus,omitempty"`
 	// The producer's lag behind its schedule (send minus intended time).
 	ProducerLagP99Ms *float64 `json:"producer_lag_p99_ms,omitempty"`
 	ProducerLagMaxMs *float64 `json:"producer_lag_max_ms,omitempty"`

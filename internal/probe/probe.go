@@ -18,7 +18,11 @@
 //   - cpu_busy, cpu_steal (the driver's probe only, Options.Host): the
 //     share of the host's CPU time, over all its cores, that was busy
 //     (anything but idle and I/O wait; steal included) and stolen by the
-//     hypervisor, from /proc/stat; cpus, the cores it counted.
+//     hypervisor, from /proc/stat; cpus, the cores it counted;
+//     cpu_harness, the share the probe's process and its descendants used
+//     (the driver, the producer, the members, a local cluster's brokers:
+//     /proc/<pid>/stat), so that a busy host tells the harness's own load
+//     from other work's.
 //   - whatever Options.Extra adds (a member's poll gaps).
 //
 // A probe costs a goroutine that wakes every 10 ms and one small event a
@@ -80,6 +84,7 @@ func Run(ctx context.Context, o Options) {
 	rt := newRuntimeSampler()
 	var cpu cpuSampler
 	if o.Host {
+		cpu.tree.sample()
 		cpu.sample()
 	}
 	t := time.NewTicker(o.Every)
@@ -231,6 +236,7 @@ type cpuSampler struct {
 	busy, steal, total uint64
 	cpus               int
 	ok                 bool
+	tree               treeSampler
 }
 
 func (c *cpuSampler) sample() (busy, steal, total uint64, ok bool) {
@@ -281,6 +287,7 @@ func (c *cpuSampler) sample() (busy, steal, total uint64, ok bool) {
 }
 
 func (c *cpuSampler) measure(m map[string]float64) {
+	tree, treeOK := c.tree.sample()
 	busy, steal, total, ok := c.sample()
 	if !ok || total == 0 {
 		return
@@ -288,4 +295,73 @@ func (c *cpuSampler) measure(m map[string]float64) {
 	m["cpu_busy"] = float64(busy) / float64(total)
 	m["cpu_steal"] = float64(steal) / float64(total)
 	m["cpus"] = float64(c.cpus)
+	if treeOK {
+		m["cpu_harness"] = min(float64(tree)/float64(total), 1)
+	}
+}
+
+// treeSampler sums the CPU time (user and system, in clock ticks, the
+// unit of /proc/stat) of this process and its descendants, and gives
+// what they used since the previous sample. A process that exited in
+// between takes its last second with it.
+type treeSampler struct {
+	prev map[int]uint64
+}
+
+func (t *treeSampler) sample() (used uint64, ok bool) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, false
+	}
+	parent := map[int]int{}
+	ticks := map[int]uint64{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ... utime stime: comm may hold spaces.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		ut, _ := strconv.ParseUint(f[11], 10, 64)
+		st, _ := strconv.ParseUint(f[12], 10, 64)
+		parent[pid], ticks[pid] = pp, ut+st
+	}
+	self := os.Getpid()
+	in := map[int]bool{self: true}
+	var mine func(pid int) bool
+	mine = func(pid int) bool {
+		if v, ok := in[pid]; ok {
+			return v
+		}
+		in[pid] = false // cycles and unknown parents end here
+		pp, ok := parent[pid]
+		v := ok && pp > 0 && mine(pp)
+		in[pid] = v
+		return v
+	}
+	now := map[int]uint64{}
+	for pid, tk := range ticks {
+		if !mine(pid) {
+			continue
+		}
+		now[pid] = tk
+		if t.prev != nil {
+			used += tk - min(t.prev[pid], tk)
+		}
+	}
+	first := t.prev == nil
+	t.prev = now
+	return used, !first
 }

@@ -69,7 +69,7 @@ func TestProbeRecordsEverySecond(t *testing.T) {
 			}
 		}
 		if runtime.GOOS == "linux" {
-			if b, ok := m["cpu_busy"]; !ok || b < 0 || b > 1 || m["cpus"] < 1 {
+			if b, ok := m["cpu_busy"]; !ok || b < 0 || b > 1 || m["cpus"] < 1 || m["cpu_harness"] < 0 || m["cpu_harness"] > 1 {
 				t.Errorf("cpu figures in %s", e.Params)
 			}
 		}
