@@ -114,6 +114,7 @@ func newCheckers(g *model) []checker {
 		newOrderingCheck(g),
 		newOverlapCheck(g),
 		&skewCheck{g: g},
+		newLoadCheck(g),
 		&movementCheck{g: g},
 		newLatencyCheck(g),
 		newHostCheck(g),

@@ -435,6 +435,29 @@ type SkewResult struct {
 	PartitionsPerMember map[string]int `json:"partitions_per_member"`
 	Spread              int            `json:"spread"`
 	MaxSpread           int            `json:"max_spread"`
+	// The load each member carried (load.go): LoadMaxOverMean over the
+	// run (records per owned second, members owning for at least a
+	// second), PartitionsMaxOverMean at the end of traffic, and Load per
+	// settled interval (after each disruption).
+	LoadMaxOverMean       float64        `json:"load_max_over_mean"`
+	PartitionsMaxOverMean float64        `json:"partitions_max_over_mean"`
+	Load                  []LoadInterval `json:"load"`
+}
+
+// LoadInterval is the load per member in one settled interval: from the
+// steady state or a disruption's end to the next pause or the end of
+// traffic.
+type LoadInterval struct {
+	// After is the disruption it follows (0: before the first).
+	After   int   `json:"after"`
+	StartT  int64 `json:"start_t"`
+	EndT    int64 `json:"end_t"`
+	Members int   `json:"members"`
+	// Records processed in it (redeliveries included); max over mean per
+	// member, and partitions per member at its start, max over mean.
+	Records               int64   `json:"records"`
+	RecordsMaxOverMean    float64 `json:"records_max_over_mean"`
+	PartitionsMaxOverMean float64 `json:"partitions_max_over_mean"`
 }
 
 // MemberLoad is one member's share of the work.
