@@ -103,10 +103,15 @@ func groupVerdict(g *Group) string {
 }
 
 // groupValue is a metric over a group: the value, or the median of the
-// iterations; "–" when no cell has one.
+// iterations with their range, "median (min – max)"; "host-bound" when
+// only cells timed on a saturated host have it; "–" when no cell has
+// one.
 func groupValue(m Metric, g *Group) string {
 	xs := m.Samples(g)
 	if len(xs) == 0 {
+		if m.hostBound(g) {
+			return "host-bound"
+		}
 		if m.Name == "recovery_ms" {
 			for _, c := range g.Cells {
 				if c.S.Recovery.NotRecovered > 0 {
@@ -116,7 +121,70 @@ func groupValue(m Metric, g *Group) string {
 		}
 		return "–"
 	}
-	return m.Format(Median(xs))
+	return formatSpread(m, SpreadOf(xs))
+}
+
+// hostText is a group's host check: "ok", "saturated", "saturated (2/5)",
+// "not measured".
+func hostText(g *Group) string {
+	sat, measured := 0, 0
+	for _, c := range g.Cells {
+		if c.S.Host.Measured {
+			measured++
+		}
+		if c.S.Host.Saturated {
+			sat++
+		}
+	}
+	switch {
+	case measured == 0:
+		return "not measured"
+	case sat == 0:
+		return "ok"
+	case len(g.Cells) == 1 || sat == len(g.Cells):
+		return "saturated"
+	}
+	return fmt.Sprintf("saturated (%d/%d)", sat, len(g.Cells))
+}
+
+// tableMetrics are the metrics a table of these groups shows: all, except
+// the traffic's own figures when every group has the same (they describe
+// the workload, not the strategies: trafficNote says them once).
+func tableMetrics(gs []*Group) []Metric {
+	_, same := trafficNote(gs)
+	var out []Metric
+	for _, m := range Metrics {
+		if m.Traffic && same {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// trafficNote says the traffic's skew once, when it is the same for every
+// group (same reports whether it is).
+func trafficNote(gs []*Group) (note string, same bool) {
+	var parts []string
+	for _, m := range Metrics {
+		if !m.Traffic {
+			continue
+		}
+		v := ""
+		for i, g := range gs {
+			x := groupValue(m, g)
+			if i == 0 {
+				v = x
+			} else if x != v {
+				return "", false
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", m.Label, v))
+	}
+	if len(gs) < 2 || len(parts) == 0 {
+		return "", false
+	}
+	return "Traffic: " + strings.Join(parts, ", ") + ": the workload's own skew, the same for every column (the load the strategies spread is in the rows on members).", true
 }
 
 func columnHeader(g *Group) string {
@@ -134,11 +202,12 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 	e := &ewriter{w: bufio.NewWriter(w)}
 	e.printf("# %s\n\n", r.Title())
 	e.printf("**Verdict: %s** · %s\n\n", VerdictText(r.Verdict), r.Subtitle())
+	differSection(e, r.Groups)
 	for i := 0; i < len(r.Groups); i += columnsPerTable {
 		gs := r.Groups[i:min(i+columnsPerTable, len(r.Groups))]
 		summaryTable(e, gs)
 	}
-	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
+	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample: host-bound. Definitions: docs/summary.md.\n\n")
 	writeMermaid(e, r.Groups)
 	if plotDir != "" {
 		e.printf("Figures in the results folder (PNG and SVG; report.html embeds them): ")
@@ -174,6 +243,10 @@ func summaryTable(e *ewriter, gs []*Group) {
 	for _, g := range gs {
 		e.printf(" %s |", g.Cells[0].S.Guarantee)
 	}
+	e.printf("\n| host |")
+	for _, g := range gs {
+		e.printf(" %s |", hostText(g))
+	}
 	e.printf("\n| disruptions |")
 	for _, g := range gs {
 		n := make([]float64, 0, len(g.Cells))
@@ -183,7 +256,7 @@ func summaryTable(e *ewriter, gs []*Group) {
 		e.printf(" %s |", formatCount(Median(n)))
 	}
 	e.printf("\n")
-	for _, m := range Metrics {
+	for _, m := range tableMetrics(gs) {
 		e.printf("| %s |", m.Label)
 		for _, g := range gs {
 			e.printf(" %s |", groupValue(m, g))
@@ -191,6 +264,9 @@ func summaryTable(e *ewriter, gs []*Group) {
 		e.printf("\n")
 	}
 	e.printf("\n")
+	if note, ok := trafficNote(gs); ok {
+		e.printf("%s\n\n", note)
+	}
 }
 
 func findingsSection(e *ewriter, r *Run) {
