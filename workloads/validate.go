@@ -70,7 +70,37 @@ func (s *Spec) Validate() error {
 	v.matrix()
 	v.broker()
 	v.chaos()
+	v.expect()
 	return p.err()
+}
+
+// expectMetric is the form of a report metric's name.
+var expectMetric = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// expect checks the form of each expectation: a metric name (the
+// reports know which exist), a bound, strategies the workload runs, and
+// the physics in words.
+func (v *validator) expect() {
+	for i, x := range v.s.Expect {
+		f := fmt.Sprintf("expect[%d]", i)
+		if !expectMetric.MatchString(x.Metric) {
+			v.errf(f+".metric", "got %q, expected a metric name of the reports (snake_case, e.g. moved, other_pause_p95_ms)", x.Metric)
+		}
+		switch {
+		case x.Min == nil && x.Max == nil:
+			v.errf(f, "no bound: expected min, max or both")
+		case x.Min != nil && x.Max != nil && *x.Min > *x.Max:
+			v.errf(f+".min", "%v is above max %v", *x.Min, *x.Max)
+		}
+		for j, st := range x.Strategies {
+			if !slices.Contains(v.s.Strategies, st) {
+				v.errf(fmt.Sprintf("%s.strategies[%d]", f, j), "%q is not one of the workload's strategies (%s)", st, strings.Join(v.s.Strategies, ", "))
+			}
+		}
+		if strings.TrimSpace(x.Why) == "" {
+			v.errf(f+".why", "empty: expected the physics, in words: why the prediction must hold")
+		}
+	}
 }
 
 type validator struct {
