@@ -557,3 +557,26 @@ func (r *Run) ordered() []*Cell {
 	}
 	return out
 }
+
+// HostLine is a cell's host check on one line, for a terminal: "host ok"
+// or "host saturated", with its members and its figures; "" when the
+// history has no host measurement.
+func HostLine(s *check.Summary) string {
+	h := s.Host
+	if !h.Measured {
+		return ""
+	}
+	state := "ok"
+	if h.Saturated {
+		state = "saturated"
+	}
+	opt := func(p *float64) string {
+		if p == nil {
+			return "–"
+		}
+		return FormatMs(*p)
+	}
+	return fmt.Sprintf("host %s: %d members (%s); CPU busy p50 %.0f%% (the harness %.0f%%), saturated %d of %d s; producer lag p99 %s; drift p99 %s (max %s); poll-loop overrun max %s; GC pause max %s",
+		state, s.Cell.Members, s.Cell.Client, h.CPUBusyP50*100, h.CPUHarnessP50*100, h.CPUSaturatedSeconds, h.CPUSeconds,
+		opt(h.ProducerLagP99Ms), opt(h.DriftP99Ms), opt(h.DriftMaxMs), opt(h.OverrunMaxMs), FormatMs(h.GCPauseMaxMs))
+}
