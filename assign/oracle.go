@@ -109,6 +109,7 @@ type incarnation struct {
 	disturb  int64 // last chaos pause/slow/stop/kill on it
 	gotAt    map[int32]int64
 	dead     bool
+	stopping bool // wrote stopping: it is closing, and leaves the group
 	joined   bool // wrote an assigned event
 	visibleT int64
 }
@@ -180,6 +181,12 @@ func (o *oracle) add(e *history.Event) {
 			for _, p := range e.Partitions {
 				delete(in.owned, p)
 			}
+			if in.stopping && len(in.owned) == 0 {
+				// Its close gave everything up and left the group: it is
+				// no longer a member, however long its process takes to
+				// exit (a JVM takes longer than the group to rebalance).
+				o.kill(in)
+			}
 		}
 		o.changed = true
 	case history.Chaos:
@@ -211,6 +218,8 @@ func (o *oracle) add(e *history.Event) {
 			}
 		case history.StateStarted:
 			o.member(e.Proc, e.Inc)
+		case history.StateStopping:
+			o.member(e.Proc, e.Inc).stopping = true
 		}
 	}
 }

@@ -209,6 +209,7 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 	}
 	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample: host-bound. Definitions: docs/summary.md.\n\n")
 	writeMermaid(e, r.Groups)
+	clientsSection(e, r)
 	if plotDir != "" {
 		e.printf("Figures in the results folder (PNG and SVG; report.html embeds them): ")
 		for i, f := range sideBySideFigures {

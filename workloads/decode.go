@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // decoder walks the YAML node tree into a Spec, recording the line of
@@ -301,7 +303,7 @@ func (d *decoder) decodeSpec(root *yaml.Node, s *Spec) {
 			s.CommitPolicies = d.names(v, f, "commit policy names")
 		},
 		"clients": func(v *yaml.Node, f string) {
-			s.Clients = d.names(v, f, "client names (confluent, franz)")
+			s.Clients = d.names(v, f, "client names ("+strings.Join(vocab.ClientNames(), ", ")+")")
 		},
 		"broker": func(v *yaml.Node, f string) {
 			d.mapping(v, f, fieldFuncs{

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Load reads and validates the workload file at path. Any problem gives an
@@ -118,10 +120,10 @@ func (s *Spec) applyDefaults() {
 	s.applyProducerDefaults()
 	s.applyConsumerDefaults()
 	if !s.set("strategies") {
-		s.Strategies = append([]string(nil), AllStrategies...)
+		s.Strategies = append([]string(nil), vocab.StrategyNames()...)
 	}
 	if !s.set("commit_policies") {
-		s.CommitPolicies = []string{"sync-batch"}
+		s.CommitPolicies = []string{vocab.PolicySyncBatch}
 	}
 	if !s.set("broker.brokers") {
 		s.Broker.Brokers = 1
@@ -168,7 +170,7 @@ func (s *Spec) applyProducerDefaults() {
 	if !s.set("producer.client") {
 		// franz-go: the faster producer here, so that the harness is never
 		// the bottleneck (internal/loadgen/README.md, "Benchmark").
-		p.Client = ClientFranz
+		p.Client = vocab.ClientFranz
 	}
 	if !s.set("producer.rate") {
 		p.Rate = DefaultRate

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Cell is one (strategy, commit policy, client) combination of a workload.
@@ -20,14 +22,19 @@ type Cell struct {
 
 // Cells expands the cell matrix: every strategy x commit policy x client,
 // in the order the workload lists them (strategy outermost). Without a
-// clients list each strategy runs on its default client.
+// clients list each strategy runs on its default client; with one, on
+// each listed client that implements it (sticky skips confluent).
 func (s *Spec) Cells() []Cell {
 	var cells []Cell
 	for _, st := range s.Strategies {
 		clients := s.Clients
 		if len(clients) == 0 {
-			clients = []string{DefaultClient(st)}
+			clients = []string{vocab.DefaultClient(st)}
 		}
+		clients = slices.DeleteFunc(slices.Clone(clients), func(cl string) bool {
+			ok, why := vocab.Supports(cl, st)
+			return !ok && why != ""
+		})
 		for _, pol := range s.CommitPolicies {
 			for _, cl := range clients {
 				cells = append(cells, Cell{
@@ -77,16 +84,16 @@ func (s *Spec) ChaosPlan() []PlannedStep { return slices.Clone(s.plan) }
 
 // stepFields says which optional fields each action takes.
 var stepFields = map[string][]string{
-	ActionKill:           {"target"},
-	ActionStop:           {"target"},
-	ActionPause:          {"target", "duration"},
-	ActionSlow:           {"target", "duration"},
-	ActionRestart:        {"target"},
-	ActionRollingRestart: {"target", "interval"},
-	ActionAdd:            {"count"},
-	ActionAddPartitions:  {"partitions"},
-	ActionBrokerKill:     {"broker"},
-	ActionBrokerRestart:  {"broker"},
+	vocab.ActionKill:           {"target"},
+	vocab.ActionStop:           {"target"},
+	vocab.ActionPause:          {"target", "duration"},
+	vocab.ActionSlow:           {"target", "duration"},
+	vocab.ActionRestart:        {"target"},
+	vocab.ActionRollingRestart: {"target", "interval"},
+	vocab.ActionAdd:            {"count"},
+	vocab.ActionAddPartitions:  {"partitions"},
+	vocab.ActionBrokerKill:     {"broker"},
+	vocab.ActionBrokerRestart:  {"broker"},
 }
 
 type memberState int
@@ -192,10 +199,10 @@ func (v *validator) chaos() {
 
 		// What.
 		if !s.set(f + ".action") {
-			v.errf(f, "no action: expected action: %s", oneOf(AllActions))
+			v.errf(f, "no action: expected action: %s", oneOf(vocab.ActionNames()))
 			continue
 		}
-		if !v.enum(f+".action", st.Action, AllActions) {
+		if !v.enum(f+".action", st.Action, vocab.ActionNames()) {
 			continue
 		}
 		allowed := stepFields[st.Action]
@@ -220,15 +227,15 @@ func takes(fields []string) string {
 // resolves it.
 func (v *validator) step(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }, end time.Duration, endKnown bool) {
 	switch st.Action {
-	case ActionKill, ActionStop, ActionPause, ActionSlow, ActionRestart:
+	case vocab.ActionKill, vocab.ActionStop, vocab.ActionPause, vocab.ActionSlow, vocab.ActionRestart:
 		v.memberStep(f, st, ps, sc, rng)
-	case ActionRollingRestart:
+	case vocab.ActionRollingRestart:
 		v.rollingRestartStep(f, st, ps, sc, end, endKnown)
-	case ActionAdd:
+	case vocab.ActionAdd:
 		v.addStep(f, st, ps, sc)
-	case ActionAddPartitions:
+	case vocab.ActionAddPartitions:
 		v.addPartitionsStep(f, st, ps, sc)
-	case ActionBrokerKill, ActionBrokerRestart:
+	case vocab.ActionBrokerKill, vocab.ActionBrokerRestart:
 		v.brokerStep(f, st, ps, sc, rng)
 	}
 }
@@ -247,7 +254,7 @@ func (v *validator) memberStep(f string, st Step, ps *PlannedStep, sc *schedule,
 	}
 	ps.Target, ps.Random = target, st.Target == "random"
 	switch st.Action {
-	case ActionKill, ActionStop:
+	case vocab.ActionKill, vocab.ActionStop:
 		if strings.HasPrefix(target, "owner:") {
 			// One of the members still alive goes; which one is known
 			// only at run time.
@@ -261,13 +268,13 @@ func (v *validator) memberStep(f string, st Step, ps *PlannedStep, sc *schedule,
 		} else {
 			sc.members[target] = dead
 		}
-	case ActionRestart:
+	case vocab.ActionRestart:
 		if !strings.HasPrefix(target, "owner:") {
 			sc.members[target] = running
 		}
-	case ActionPause, ActionSlow:
+	case vocab.ActionPause, vocab.ActionSlow:
 		if !s.set(f + ".duration") {
-			v.errf(f, "no duration: expected duration: how long the member is %s", map[string]string{ActionPause: "paused (SIGSTOP to SIGCONT)", ActionSlow: "stalled in processing"}[st.Action])
+			v.errf(f, "no duration: expected duration: how long the member is %s", map[string]string{vocab.ActionPause: "paused (SIGSTOP to SIGCONT)", vocab.ActionSlow: "stalled in processing"}[st.Action])
 			return
 		}
 		if st.Duration <= 0 {
@@ -275,7 +282,7 @@ func (v *validator) memberStep(f string, st Step, ps *PlannedStep, sc *schedule,
 			return
 		}
 		ps.Duration = st.Duration
-		if st.Action == ActionSlow && st.Duration <= s.Consumer.MaxPollInterval {
+		if st.Action == vocab.ActionSlow && st.Duration <= s.Consumer.MaxPollInterval {
 			v.warnf(f+".duration", "slow for %v does not exceed consumer.max_poll_interval (%v): the member will not be removed from the group", st.Duration, s.Consumer.MaxPollInterval)
 		}
 	}
@@ -356,7 +363,7 @@ func (v *validator) brokerStep(f string, st Step, ps *PlannedStep, sc *schedule,
 		return
 	}
 	ps.Broker, ps.Target = id, "broker-"+strconv.Itoa(id)
-	if st.Action == ActionBrokerKill {
+	if st.Action == vocab.ActionBrokerKill {
 		sc.brokerDown[id] = true
 		down := 0
 		for _, d := range sc.brokerDown {
@@ -384,7 +391,7 @@ func (v *validator) memberTarget(field string, st Step, sc *schedule, rng interf
 		}
 		return cands[rng.IntN(len(cands))], true
 	case strings.HasPrefix(t, "owner:"):
-		if st.Action == ActionRestart {
+		if st.Action == vocab.ActionRestart {
 			v.errf(field, "owner:<partition> with restart: expected a member name (a dead member owns nothing) or random")
 			return "", false
 		}
@@ -405,7 +412,7 @@ func (v *validator) memberTarget(field string, st Step, sc *schedule, rng interf
 			return "", false
 		}
 		switch {
-		case st.Action == ActionRestart:
+		case st.Action == vocab.ActionRestart:
 			// Restart brings back a dead member, or restarts a running one.
 		case state == dead:
 			v.errf(field, "%s was already killed or stopped by an earlier step: expected a running member (restart brings one back)", t)
@@ -439,11 +446,11 @@ func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interf
 	if t == "random" {
 		var cands []int
 		for id := 1; id <= sc.brokers; id++ {
-			if st.Action == ActionBrokerKill && !sc.brokerDown[id] {
+			if st.Action == vocab.ActionBrokerKill && !sc.brokerDown[id] {
 				cands = append(cands, id)
 			}
 		}
-		if st.Action == ActionBrokerRestart {
+		if st.Action == vocab.ActionBrokerRestart {
 			for id := 1; id <= sc.brokers; id++ {
 				if sc.brokerDown[id] {
 					cands = append(cands, id)
@@ -466,7 +473,7 @@ func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interf
 		v.errf(field, "got %q, expected a broker node id from 1 to %d, or random", t, sc.brokers)
 		return 0, false
 	}
-	if st.Action == ActionBrokerKill && sc.brokerDown[id] {
+	if st.Action == vocab.ActionBrokerKill && sc.brokerDown[id] {
 		v.errf(field, "broker %d was already killed by an earlier step: expected a running broker (broker_restart brings it back)", id)
 		return 0, false
 	}

@@ -11,19 +11,8 @@ import (
 	"github.com/chaosbench/chaosbench/internal/keygen"
 	"github.com/chaosbench/chaosbench/internal/pace"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
-
-// AllStrategies are the partition assignment strategies, in report order.
-var AllStrategies = []string{"range", "roundrobin", "sticky", "cooperative-sticky", "consumer-uniform", "consumer-range"}
-
-// AllCommitPolicies are the offset commit policies.
-var AllCommitPolicies = []string{"auto", "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke", "commit-before-process"}
-
-// AllClients are the client libraries.
-var AllClients = []string{ClientConfluent, ClientFranz}
-
-// AllActions are the chaos actions.
-var AllActions = []string{ActionKill, ActionStop, ActionAdd, ActionPause, ActionSlow, ActionRestart, ActionRollingRestart, ActionAddPartitions, ActionBrokerKill, ActionBrokerRestart}
 
 // Limits of the schema.
 const (
@@ -40,20 +29,6 @@ var (
 	// memberRe matches member names: m1, m2, ...
 	memberRe = regexp.MustCompile(`^m([1-9][0-9]*)$`)
 )
-
-// IsConsumerProtocol reports whether a strategy runs Kafka's consumer
-// group protocol (KIP-848), where the broker assigns partitions.
-func IsConsumerProtocol(strategy string) bool { return strings.HasPrefix(strategy, "consumer-") }
-
-// DefaultClient returns the client a strategy runs on when the workload
-// does not name clients: franz for sticky (librdkafka has no eager sticky
-// assignor), confluent for every other.
-func DefaultClient(strategy string) string {
-	if strategy == "sticky" {
-		return ClientFranz
-	}
-	return ClientConfluent
-}
 
 // Validate checks the spec (as read, defaults applied) and computes its
 // chaos plan. It is called by Load and Parse, and again after Override.
@@ -318,7 +293,7 @@ func (v *validator) value() {
 
 func (v *validator) producer() {
 	p := v.s.Producer
-	v.enum("producer.client", p.Client, AllClients)
+	v.enum("producer.client", p.Client, vocab.ProducerClientNames())
 	if p.Rate < 0 {
 		v.errf("producer.rate", "got %v, expected %s", p.Rate, rateExpected)
 	}
@@ -477,12 +452,25 @@ func (v *validator) names(field string, got, allowed []string) {
 
 func (v *validator) matrix() {
 	s := v.s
-	v.names("strategies", s.Strategies, AllStrategies)
-	v.names("commit_policies", s.CommitPolicies, AllCommitPolicies)
+	v.names("strategies", s.Strategies, vocab.StrategyNames())
+	v.names("commit_policies", s.CommitPolicies, vocab.PolicyNames())
 	if s.set("clients") {
-		v.names("clients", s.Clients, AllClients)
-		if slices.Contains(s.Strategies, "sticky") && slices.Contains(s.Clients, ClientConfluent) {
-			v.errf("clients", "sticky on confluent: librdkafka has no eager sticky assignor (only cooperative-sticky); run sticky on franz, e.g. clients: [franz], or leave clients out (sticky then runs on franz)")
+		v.names("clients", s.Clients, vocab.ClientNames())
+		// A strategy runs on each listed client that has it (Cells); one
+		// that none of them has would not run at all.
+		for _, st := range s.Strategies {
+			var whys []string
+			for _, cl := range s.Clients {
+				ok, why := vocab.Supports(cl, st)
+				if ok || why == "" {
+					whys = nil
+					break
+				}
+				whys = append(whys, fmt.Sprintf("%s on %s: %s", st, cl, why))
+			}
+			if len(whys) > 0 {
+				v.errf("clients", "%s; or leave clients out (%s then runs on %s)", strings.Join(whys, "; "), st, vocab.DefaultClient(st))
+			}
 		}
 	}
 }
@@ -572,7 +560,7 @@ func (gb groupBound) outside(d time.Duration, n int) bool {
 // protocol groups, or both.
 func (s *Spec) protocols() (classic, consumer bool) {
 	for _, st := range s.Strategies {
-		if IsConsumerProtocol(st) {
+		if vocab.IsConsumerProtocol(st) {
 			consumer = true
 		} else {
 			classic = true

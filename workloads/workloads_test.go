@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // shipped are the workload files of the repository: the top-level ones
@@ -77,7 +79,7 @@ func TestDefaults(t *testing.T) {
 		Consumer: Consumer{Members: 3, Processing: Processing{Cost: time.Millisecond, Distribution: "fixed"},
 			MaxPollRecords: 500, SessionTimeout: 45 * time.Second, HeartbeatInterval: 3 * time.Second,
 			MaxPollInterval: 300 * time.Second, AutoCommitInterval: 5 * time.Second, Properties: map[string]string{}},
-		Strategies:     AllStrategies,
+		Strategies:     vocab.StrategyNames(),
 		CommitPolicies: []string{"sync-batch"},
 		Broker:         Broker{Brokers: 1, Config: map[string]string{}},
 		Chaos:          Chaos{DrainTimeout: 60 * time.Second},
@@ -433,7 +435,7 @@ func TestReadmeDocumentsEveryField(t *testing.T) {
 			t.Errorf("README.md does not document `%s`", f)
 		}
 	}
-	for _, a := range AllActions {
+	for _, a := range vocab.ActionNames() {
 		if !strings.Contains(string(readme), "`"+a+"`") {
 			t.Errorf("README.md does not document action `%s`", a)
 		}

@@ -56,7 +56,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.cluster.Register(fs)
 	fs.StringVar(&f.strategies, "strategies", "", "comma-separated strategies to run, of "+strings.Join(vocab.StrategyNames(), ", ")+" (default: the workload's)")
 	fs.StringVar(&f.policies, "commit-policies", "", "comma-separated commit policies to run, of "+strings.Join(vocab.PolicyNames(), ", ")+" (default: the workload's)")
-	fs.StringVar(&f.clients, "clients", "", "comma-separated clients to run, of "+strings.Join(vocab.ClientNames(), ", ")+" (default: the workload's)")
+	fs.StringVar(&f.clients, "clients", "", "comma-separated clients to run each strategy on (those that implement it), of "+strings.Join(vocab.ClientNames(), ", ")+" (default: the workload's)")
 	fs.IntVar(&f.repeat, "repeat", 1, "run every cell this many times (samples for chaos compare)")
 	fs.StringVar(&f.results, "results", "results", "results root folder")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the cells and the chaos plan of each WORKLOAD (several may be given), start nothing")
@@ -156,7 +156,10 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if err := spec.Override(f.overrides); err != nil {
 		return runner.Options{}, cli.Usage(err)
 	}
-	cells, err := selectCells(spec, f.strategies, f.policies, f.clients)
+	if err := overrideClients(spec, f.clients); err != nil {
+		return runner.Options{}, cli.Usage(err)
+	}
+	cells, err := selectCells(spec, f.strategies, f.policies, "")
 	if err != nil {
 		return runner.Options{}, cli.Usage(err)
 	}

@@ -39,7 +39,7 @@ type Cell struct {
 	Cell          string `json:"cell"`     // folder name
 	Strategy      string `json:"strategy"` // range, roundrobin, sticky, cooperative-sticky, consumer-uniform, consumer-range
 	CommitPolicy  string `json:"commit_policy"`
-	Client        string `json:"client"`    // confluent or franz
+	Client        string `json:"client"`    // a client of internal/vocab: confluent, franz, java
 	Iteration     int    `json:"iteration"` // 0-based repetition of the cell (chaos run --repeat)
 
 	Topic      string `json:"topic"`
@@ -115,8 +115,12 @@ type Versions struct {
 	Kafka      string `json:"kafka"`
 	Librdkafka string `json:"librdkafka"`
 	FranzGo    string `json:"franz_go"`
-	Go         string `json:"go"`
-	Chaosbench string `json:"chaosbench"`
+	// KafkaClients and Java: the java client's kafka-clients and JVM
+	// (java cells only).
+	KafkaClients string `json:"kafka_clients,omitempty"`
+	Java         string `json:"java,omitempty"`
+	Go           string `json:"go"`
+	Chaosbench   string `json:"chaosbench"`
 }
 
 // Machine records where a cell ran. A measurement belongs to its machine:

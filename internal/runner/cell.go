@@ -176,6 +176,9 @@ func (c *cellRun) prepare() error {
 		Cluster: c.clusterRecord(), Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
+	if c.cell.Client == vocab.ClientJava {
+		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
+	}
 	return c.saveRecord()
 }
 

@@ -132,7 +132,7 @@ func (c *cellRun) execute(ctx context.Context, s workloads.PlannedStep, tails *s
 		params["random"] = true
 	}
 	switch s.Action {
-	case workloads.ActionKill, workloads.ActionStop, workloads.ActionPause, workloads.ActionSlow, workloads.ActionRestart:
+	case vocab.ActionKill, vocab.ActionStop, vocab.ActionPause, vocab.ActionSlow, vocab.ActionRestart:
 		name, extra, err := c.resolve(s.Target)
 		for k, v := range extra {
 			params[k] = v
@@ -142,13 +142,13 @@ func (c *cellRun) execute(ctx context.Context, s workloads.PlannedStep, tails *s
 			return
 		}
 		c.memberAction(ctx, s, name, params, tails)
-	case workloads.ActionRollingRestart:
+	case vocab.ActionRollingRestart:
 		c.rollingRestart(ctx, s, params, tails)
-	case workloads.ActionAdd:
+	case vocab.ActionAdd:
 		c.addMembers(ctx, s, params)
-	case workloads.ActionAddPartitions:
+	case vocab.ActionAddPartitions:
 		c.addPartitions(ctx, s, params)
-	case workloads.ActionBrokerKill, workloads.ActionBrokerRestart:
+	case vocab.ActionBrokerKill, vocab.ActionBrokerRestart:
 		c.brokerAction(ctx, s, params, tails)
 	default:
 		c.chaosEvent(s, s.Action, s.Target, 0, 0, params, fmt.Errorf("unknown action %q", s.Action))
@@ -219,7 +219,7 @@ func (c *cellRun) brokerAction(ctx context.Context, s workloads.PlannedStep, par
 		c.chaosEvent(s, s.Action, target, 0, 0, params, fmt.Errorf("the %s cluster cannot kill or restart brokers (local provider only)", c.info.Provider))
 		return
 	}
-	if s.Action == workloads.ActionBrokerKill {
+	if s.Action == vocab.ActionBrokerKill {
 		c.onTarget(s, s.Action, target, params, func() error { return nodes.KillNode(s.Broker) })
 		return
 	}
@@ -236,7 +236,7 @@ func (c *cellRun) brokerAction(ctx context.Context, s workloads.PlannedStep, par
 // memberAction acts on one member.
 func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, name string, params map[string]any, tails *sync.WaitGroup) {
 	switch s.Action {
-	case workloads.ActionKill:
+	case vocab.ActionKill:
 		var done <-chan struct{}
 		c.onMember(s, s.Action, name, params, func(b before) (inc, pid int, err error) {
 			inc, pid, done, err = c.fleet.kill(name, b)
@@ -245,7 +245,7 @@ func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, nam
 		if done != nil {
 			<-done
 		}
-	case workloads.ActionStop:
+	case vocab.ActionStop:
 		var done <-chan struct{}
 		c.onMember(s, s.Action, name, params, func(b before) (inc, pid int, err error) {
 			inc, pid, done, err = c.fleet.stop(name, 30*time.Second, b)
@@ -254,14 +254,14 @@ func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, nam
 		if done != nil {
 			<-done
 		}
-	case workloads.ActionRestart:
+	case vocab.ActionRestart:
 		c.restart(ctx, s, name, params)
-	case workloads.ActionSlow:
+	case vocab.ActionSlow:
 		params["duration_ms"] = s.Duration.Milliseconds()
 		c.onMember(s, s.Action, name, params, func(b before) (int, int, error) {
 			return c.fleet.control(name, "slow "+s.Duration.String(), b)
 		})
-	case workloads.ActionPause:
+	case vocab.ActionPause:
 		params["duration_ms"] = s.Duration.Milliseconds()
 		if _, err := c.onMember(s, s.Action, name, params, func(b before) (int, int, error) {
 			return c.fleet.signal(name, syscall.SIGSTOP, b)
@@ -289,7 +289,7 @@ func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, nam
 func (c *cellRun) restart(ctx context.Context, s workloads.PlannedStep, name string, params map[string]any) {
 	if m, gerr := c.fleet.get(name); gerr == nil && !exited(m.proc) {
 		var done <-chan struct{}
-		inc, err := c.onMember(s, workloads.ActionRestart, name, params, func(b before) (inc, pid int, err error) {
+		inc, err := c.onMember(s, vocab.ActionRestart, name, params, func(b before) (inc, pid int, err error) {
 			inc, pid, done, err = c.fleet.stop(name, 30*time.Second, b)
 			return inc, pid, err
 		})
@@ -298,9 +298,9 @@ func (c *cellRun) restart(ctx context.Context, s workloads.PlannedStep, name str
 		}
 		<-done
 		if err := c.fleet.start(ctx, name); err != nil {
-			c.chaosEvent(s, workloads.ActionRestart, name, inc, 0, params, err)
+			c.chaosEvent(s, vocab.ActionRestart, name, inc, 0, params, err)
 		}
 		return
 	}
-	c.onTarget(s, workloads.ActionRestart, name, params, func() error { return c.fleet.start(ctx, name) })
+	c.onTarget(s, vocab.ActionRestart, name, params, func() error { return c.fleet.start(ctx, name) })
 }

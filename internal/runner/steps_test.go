@@ -13,6 +13,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/launcher"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -23,7 +24,7 @@ import (
 // than the exit's: a step is recorded before it acts. The same holds for
 // a graceful stop, a pause and its resume, and a slow step.
 func TestStepRecordedBeforeItsConsequences(t *testing.T) {
-	for _, action := range []string{workloads.ActionKill, workloads.ActionStop, workloads.ActionPause, workloads.ActionSlow} {
+	for _, action := range []string{vocab.ActionKill, vocab.ActionStop, vocab.ActionPause, vocab.ActionSlow} {
 		t.Run(action, func(t *testing.T) {
 			dir := t.TempDir()
 			hist, err := history.Create(dir, "chaos", 0)
@@ -85,10 +86,10 @@ func TestStepFailureAfterIntent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tails sync.WaitGroup
-	c.memberAction(context.Background(), workloads.PlannedStep{Step: 1, Action: workloads.ActionSlow, Target: "m1", Duration: time.Second}, "m1", map[string]any{}, &tails)
+	c.memberAction(context.Background(), workloads.PlannedStep{Step: 1, Action: vocab.ActionSlow, Target: "m1", Duration: time.Second}, "m1", map[string]any{}, &tails)
 	l.refuse = false
-	c.memberAction(context.Background(), workloads.PlannedStep{Step: 2, Action: workloads.ActionKill, Target: "m1"}, "m1", map[string]any{}, &tails)
-	c.memberAction(context.Background(), workloads.PlannedStep{Step: 3, Action: workloads.ActionKill, Target: "m1"}, "m1", map[string]any{}, &tails)
+	c.memberAction(context.Background(), workloads.PlannedStep{Step: 2, Action: vocab.ActionKill, Target: "m1"}, "m1", map[string]any{}, &tails)
+	c.memberAction(context.Background(), workloads.PlannedStep{Step: 3, Action: vocab.ActionKill, Target: "m1"}, "m1", map[string]any{}, &tails)
 	tails.Wait()
 	hist.Close()
 	var got []string
