@@ -273,7 +273,7 @@ func summaryTable(e *ewriter, gs []*Group) {
 func findingsSection(e *ewriter, r *Run) {
 	any := false
 	for _, c := range r.Cells {
-		if len(c.S.Findings) > 0 || len(c.S.VerdictReasons) > 0 {
+		if len(c.S.Findings) > 0 {
 			any = true
 		}
 	}
