@@ -66,7 +66,7 @@ func TestSummaryTableSaysTrafficOnceAndHostBound(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"Traffic: records per partition, max / mean 1.22",
-		"| pause p95, the other partitions | host-bound | 120 ms (100 ms – 140 ms) |",
+		"| pause p95, the other partitions | 900 ms (host-bound) | 120 ms (100 ms – 140 ms) |",
 		"| host | saturated | ok |",
 	} {
 		if !strings.Contains(out, want) {

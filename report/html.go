@@ -226,7 +226,7 @@ ul.examples { margin: 2px 0 6px; color: var(--muted); font-size: 13px; }
 {{range .Rows}}<tr><td>{{.Label}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{if .TrafficNote}}<p class="note">{{.TrafficNote}}</p>{{end}}
-<p class="note">Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample: host-bound. Definitions: docs/summary.md.</p>
+<p class="note">Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample of the group's: it is shown marked host-bound, and judged nowhere. Definitions: docs/summary.md.</p>
 
 {{if .Clients}}<h2>Clients side by side</h2>
 <p class="note">Each strategy and commit policy that ran on several clients: the median over repeats, and the range. A difference is listed when every repeat of one client lies beyond every repeat of the other and the medians differ by more than 10%.</p>

@@ -103,14 +103,15 @@ func groupVerdict(g *Group) string {
 }
 
 // groupValue is a metric over a group: the value, or the median of the
-// iterations with their range, "median (min – max)"; "host-bound" when
-// only cells timed on a saturated host have it; "–" when no cell has
+// iterations with their range, "median (min – max)"; when only cells
+// timed on a saturated host have it, what they measured marked as no
+// figure of the group's, "11.8 s (host-bound)"; "–" when no cell has
 // one.
 func groupValue(m Metric, g *Group) string {
 	xs := m.Samples(g)
 	if len(xs) == 0 {
 		if m.hostBound(g) {
-			return "host-bound"
+			return formatSpread(m, SpreadOf(m.hostValues(g))) + " (host-bound)"
 		}
 		if m.Name == "recovery_ms" {
 			for _, c := range g.Cells {
@@ -207,7 +208,7 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 		gs := r.Groups[i:min(i+columnsPerTable, len(r.Groups))]
 		summaryTable(e, gs)
 	}
-	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample: host-bound. Definitions: docs/summary.md.\n\n")
+	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample of the group's: it is shown marked host-bound, and judged nowhere. Definitions: docs/summary.md.\n\n")
 	writeMermaid(e, r.Groups)
 	clientsSection(e, r)
 	if plotDir != "" {

@@ -246,3 +246,18 @@ func formatCount(v float64) string {
 	}
 	return fmt.Sprintf("%.2f", v)
 }
+
+// hostValues are a timing's values over the cells timed on a saturated
+// host: shown beside the mark, never as the group's figure.
+func (m Metric) hostValues(g *Group) []float64 {
+	var out []float64
+	for _, c := range g.Cells {
+		if !c.S.Host.Saturated {
+			continue
+		}
+		if v, ok := m.Value(c.S); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -268,7 +268,7 @@ func WriteScenarios(w io.Writer, scs []*Scenario, title string) error {
 	}
 	e.printf("# %s\n\n", title)
 	e.printf("%d scenarios · predictions: %d held, %d did not hold, %d unknown\n\n", len(scs), held, notHeld, unknown)
-	e.printf("Each column is a strategy; each cell gives the run's verdict, the host check, the scenario's predictions (held/of), then the pause of the target's partitions (p50), of the other partitions (p95), the longest group stop and the duplicates (medians over repeats; \"host\": timed on a saturated host).\n\n")
+	e.printf("Each column is a strategy; each cell gives the run's verdict, the host check, the scenario's predictions (✓ held, ✗ did not hold, ? unknown), then the pause of the target's partitions (p50), of the other partitions (p95), the longest group stop and the duplicates (medians over repeats; * timed on a saturated host: what the machine measured, no figure of the group's, and judged nowhere).\n\n")
 	e.printf("| scenario |")
 	for _, st := range strategies {
 		e.printf(" %s |", st)
@@ -308,19 +308,12 @@ func (sc *Scenario) cellText(strategy string) string {
 		h, nh, u := sc.counts(strategy)
 		p := strings.TrimSpace(groupVerdict(g)) + " · host " + hostText(g)
 		if h+nh+u > 0 {
-			p += fmt.Sprintf(" · predictions %d/%d", h, h+nh+u)
-			if nh > 0 {
-				p += fmt.Sprintf(" (%d ✗)", nh)
-			}
+			p += fmt.Sprintf(" · predictions ✓ %d, ✗ %d, ? %d", h, nh, u)
 		}
 		var figs []string
 		for _, name := range scenarioMetrics {
 			m, _ := MetricByName(name)
-			v := groupValue(m, g)
-			if v == "host-bound" {
-				v = "host"
-			}
-			figs = append(figs, v)
+			figs = append(figs, strings.Replace(groupValue(m, g), " (host-bound)", "*", 1))
 		}
 		p += "<br>" + strings.Join(figs, " · ")
 		if len(gs) > 1 {
