@@ -383,21 +383,23 @@ func TestBrokerSettings(t *testing.T) {
 func TestOverride(t *testing.T) {
 	s := parse(t, "duration: 2m\nproducer:\n  rate: 100\n  ramp: {from: 10, over: 10s}\nchaos:\n  steps:\n    - {at: 90s, action: add}\n")
 	rate := 0.0
-	if err := s.Override(Overrides{Records: 5000, Rate: &rate}); err != nil {
+	if err := s.Override(Overrides{Records: ref(int64(5000)), Rate: &rate}); err != nil {
 		t.Fatal(err)
 	}
 	if s.Records != 5000 || s.Duration != 0 || s.Producer.Rate != 0 || s.Producer.Ramp != nil {
 		t.Errorf("after override: %+v", s)
 	}
-	err := s.Override(Overrides{Duration: 30 * time.Second})
+	err := s.Override(Overrides{Duration: ref(30 * time.Second)})
 	if err == nil || !strings.Contains(err.Error(), "w.yaml:7: chaos.steps[0].at: the step comes at 1m30s, at or after the end of traffic (30s)") {
 		t.Errorf("shortened duration: %v", err)
 	}
 }
 
+func ref[T any](v T) *T { return &v }
+
 func TestOverrideProducerOnly(t *testing.T) {
 	s := parse(t, "duration: 2m\nchaos:\n  warmup: 20s\n  steps:\n    - {at: 90s, action: add}\n")
-	if err := s.Override(Overrides{Duration: 10 * time.Second, ProducerOnly: true}); err != nil {
+	if err := s.Override(Overrides{Duration: ref(10 * time.Second), ProducerOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.ChaosPlan()) != 0 || s.Chaos.Warmup != 0 || s.Duration != 10*time.Second {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
@@ -42,6 +43,10 @@ func runRun(args []string) error {
 	return err
 }
 
+// maxRepeat bounds --repeat: a comparison's test needs five samples a
+// side; a thousand is far past any use, and every one is a full run.
+const maxRepeat = 1000
+
 // runFlags are run's flags besides the cluster's.
 type runFlags struct {
 	cluster                       cluster.Flags
@@ -49,7 +54,11 @@ type runFlags struct {
 	repeat                        int
 	results                       string
 	dryRun                        bool
-	overrides                     workloads.Overrides
+	duration                      time.Duration
+	records                       int64
+	members                       int
+	// overrides holds duration, records and members when given (cli.Given).
+	overrides workloads.Overrides
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -60,9 +69,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.repeat, "repeat", 1, "run every cell this many times (samples for chaos compare)")
 	fs.StringVar(&f.results, "results", "results", "results root folder")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the cells and the chaos plan of each WORKLOAD (several may be given), start nothing")
-	fs.DurationVar(&f.overrides.Duration, "duration", 0, "override the workload's traffic duration")
-	fs.Int64Var(&f.overrides.Records, "records", 0, "override the workload's record count")
-	fs.IntVar(&f.overrides.Members, "members", 0, "override the workload's group size (consumer.members)")
+	fs.DurationVar(&f.duration, "duration", 0, "override the workload's traffic duration")
+	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
+	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),
@@ -75,12 +84,21 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if err := cli.Parse(fs, args); err != nil {
 		return "", err
 	}
+	if cli.Given(fs, "duration") {
+		f.overrides.Duration = &f.duration
+	}
+	if cli.Given(fs, "records") {
+		f.overrides.Records = &f.records
+	}
+	if cli.Given(fs, "members") {
+		f.overrides.Members = &f.members
+	}
 	if fs.NArg() == 0 || (fs.NArg() > 1 && !f.dryRun) {
 		fs.Usage()
 		return "", cli.Usagef("expected one workload file (several with --dry-run), got %d arguments", fs.NArg())
 	}
-	if f.repeat < 1 {
-		return "", cli.Usagef("--repeat %d: expected >= 1", f.repeat)
+	if f.repeat < 1 || f.repeat > maxRepeat {
+		return "", cli.Usagef("--repeat %d: expected 1 to %d", f.repeat, maxRepeat)
 	}
 	if err := f.cluster.Check(); err != nil {
 		return "", cli.Usage(err)
@@ -171,8 +189,10 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 		props[k] = v
 	}
 	for _, c := range cells {
-		if err := member.CheckClient(c.Client, c.Strategy, spec.Consumer.StaticMembership, props); err != nil {
-			return runner.Options{}, cli.Usagef("%s: cell %s (consumer.static_membership, consumer.properties, -X, -F): %v", spec.File, c.Name, err)
+		cfg := member.WorkloadConfig(spec, c)
+		cfg.Props = props
+		if err := member.CheckConfig(cfg); err != nil {
+			return runner.Options{}, cli.Usagef("%s: cell %s (the consumer section, -X, -F): %v", spec.File, c.Name, err)
 		}
 	}
 	if err := loadgen.CheckClient(spec, f.cluster.Props.Props); err != nil {

@@ -304,7 +304,39 @@ func (c *Config) fillDefaults() {
 // configuration). The chaos driver calls it for every cell before a run
 // starts; a member calls it before it starts.
 func CheckClient(client, strategy string, static bool, props kafkaconf.Props) error {
-	return checkClient(client, strategy, static, props, true)
+	cfg := Defaults()
+	cfg.Client, cfg.Strategy, cfg.Static, cfg.Props = client, strategy, static, props
+	return CheckConfig(cfg)
+}
+
+// CheckConfig is CheckClient for the whole configuration of a member: a
+// confluent member's timings and commit policy go to librdkafka too, so
+// that a value it would refuse at the member's start (session.timeout.ms
+// beyond its range, max.poll.interval.ms below session.timeout.ms) is
+// refused before a run starts. WorkloadConfig gives a cell's.
+func CheckConfig(cfg Config) error {
+	cfg.fillDefaults()
+	if cfg.Client == vocab.ClientConfluent {
+		return checkConfluent(cfg)
+	}
+	return checkClient(cfg.Client, cfg.Strategy, cfg.Static, cfg.Props, false)
+}
+
+// WorkloadConfig is the configuration a workload gives every member of a
+// cell: everything but the member's name, incarnation, seed and where it
+// connects and writes.
+func WorkloadConfig(s *workloads.Spec, c workloads.Cell) Config {
+	cs := s.Consumer
+	cfg := Defaults()
+	cfg.Client, cfg.Strategy, cfg.Policy = c.Client, c.Strategy, c.CommitPolicy
+	cfg.Processing = cs.Processing
+	cfg.MaxPollRecords = cs.MaxPollRecords
+	cfg.SessionTimeout, cfg.HeartbeatInterval = cs.SessionTimeout, cs.HeartbeatInterval
+	cfg.MaxPollInterval, cfg.AutoCommitInterval = cs.MaxPollInterval, cs.AutoCommitInterval
+	cfg.Static = cs.StaticMembership
+	cfg.Props = kafkaconf.Props{}
+	maps.Copy(cfg.Props, cs.Properties)
+	return cfg
 }
 
 // checkClient is CheckClient; withLibrdkafka makes a librdkafka client to
@@ -317,7 +349,9 @@ func checkClient(client, strategy string, static bool, props kafkaconf.Props, wi
 		if !withLibrdkafka {
 			return props.CheckLibrdkafka()
 		}
-		return checkConfluent(strategy, static, props)
+		cfg := Defaults()
+		cfg.Client, cfg.Strategy, cfg.Static, cfg.Props = client, strategy, static, props
+		return checkConfluent(cfg)
 	}
 	if client != vocab.ClientFranz {
 		return nil
