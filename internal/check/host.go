@@ -147,7 +147,7 @@ func (c *hostCheck) probe(e *history.Event) {
 		if b >= c.g.opts.Host.CPUBusy {
 			c.cpuSaturated++
 		}
-		c.cpus = max(c.cpus, int(m["cpus"]))
+		c.cpus = max(c.cpus, int(min(max(m["cpus"], 0), maxCPUs)))
 	}
 	k := memberKey{e.Proc, e.Inc}
 	from, ok := c.last[k]
@@ -187,9 +187,16 @@ func (c *hostCheck) acted(proc string, from, t int64) bool {
 	return false
 }
 
-func permille(f float64) int { return min(max(int(math.Round(f*1000)), 0), 1000) }
+// maxCPUs bounds a probe's count of CPUs (its value is the host's, read
+// from /proc/stat; a larger one is no host's).
+const maxCPUs = 1 << 16
 
-func usOf(ms float64) int64 { return min(max(int64(ms*1000), 0), latencyMaxUs) }
+func permille(f float64) int { return int(math.Round(min(max(f, 0), 1) * 1000)) }
+
+// usOf is ms in microseconds within the histogram's range, clamped as a
+// float first: a probe's value converted beyond int64 has no defined
+// result.
+func usOf(ms float64) int64 { return int64(min(max(ms*1000, 0), latencyMaxUs)) }
 
 // quantilePermille is the q-th quantile (0..1) of a permille histogram.
 func quantilePermille(h *[1001]int, n int, q float64) float64 {
