@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -34,6 +35,28 @@ func BenchmarkDecode(b *testing.B) {
 			for b.Loop() {
 				got.Reset()
 				if err := d.decode(line, &got); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu, 1, "op")
+		})
+	}
+}
+
+// BenchmarkDecodeEncodingJSON decodes the same lines with encoding/json
+// into an Event: what the hand-written decoders are measured against
+// (README, "Why not encoding/json").
+func BenchmarkDecodeEncodingJSON(b *testing.B) {
+	for _, e := range benchEvents() {
+		line := AppendJSON(nil, &e)
+		b.Run(string(e.Kind), func(b *testing.B) {
+			var got Event
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				got.Reset()
+				if err := json.Unmarshal(line, &got); err != nil {
 					b.Fatal(err)
 				}
 			}
