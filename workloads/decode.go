@@ -312,7 +312,8 @@ func (d *decoder) decodeSpec(root *yaml.Node, s *Spec) {
 				"config": func(v *yaml.Node, f string) { s.Broker.Config = d.properties(v, f) },
 			})
 		},
-		"chaos": func(v *yaml.Node, f string) { d.chaos(v, f, &s.Chaos) },
+		"chaos":   func(v *yaml.Node, f string) { d.chaos(v, f, &s.Chaos) },
+		"targets": func(v *yaml.Node, f string) { d.targets(v, f, &s.Targets) },
 	})
 }
 

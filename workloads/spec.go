@@ -41,6 +41,9 @@ type Spec struct {
 	Clients []string `json:"clients,omitempty"`
 	Broker  Broker   `json:"broker"`
 	Chaos   Chaos    `json:"chaos"`
+	// Targets are what the group must achieve, for capacity sweeps
+	// (targets.go).
+	Targets Targets `json:"targets"`
 
 	// Warnings are things the workload allows but that are probably not
 	// what was meant (e.g. a slow step shorter than max_poll_interval).

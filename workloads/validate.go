@@ -70,6 +70,7 @@ func (s *Spec) Validate() error {
 	v.matrix()
 	v.broker()
 	v.chaos()
+	v.targets()
 	return p.err()
 }
 
