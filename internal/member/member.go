@@ -210,11 +210,21 @@ func (s *state) filterOwned(batch []record) []record {
 // events reach the file in one write, not one per record: the harness's
 // own cost per record, which bench-member measures against a bare
 // consumer, stays small beside the client's.
+//
+// The costs run on a schedule: each record is done when the batch's
+// start plus the costs so far is due, not when its own wait ends. A
+// wait ends late on a busy host (a 5 ms sleep takes 7 when the cores are
+// shared), and the next record's wait is shortened by as much, so that a
+// member spends its cost per record on average and the capacity it shows
+// is the workload's, not the host's. At most lateCarry of lateness is
+// made up: a member frozen by a pause step resumes at its normal pace,
+// not with the rest of its batch for free.
 func (s *state) process(ctx context.Context, batch []record) error {
 	// The processed offsets join the uncommitted ones once their events
 	// are flushed, after the loop: nothing commits while a batch is being
 	// processed.
 	clear(s.done)
+	sched := schedule{due: time.Now(), carry: max(s.cfg.Processing.Cost, lateCarry)}
 	for i := range batch {
 		r := &batch[i]
 		d := s.cfg.Processing.Sample(s.rng)
@@ -226,7 +236,7 @@ func (s *state) process(ctx context.Context, batch []record) error {
 			if err := s.flush(); err != nil {
 				return err
 			}
-			if !sleep(ctx, d) {
+			if wait := sched.next(time.Now(), d); wait > 0 && !sleep(ctx, wait) {
 				break
 			}
 		}
@@ -246,6 +256,27 @@ func (s *state) process(ctx context.Context, batch []record) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// schedule is process's schedule of processing costs.
+type schedule struct {
+	due   time.Time     // when the last record is (or was) done
+	carry time.Duration // the most lateness made up
+}
+
+// next schedules a record costing d at now and returns how long to wait
+// for it: until the last record's due time plus d, the last due time
+// being at most carry in the past.
+func (s *schedule) next(now time.Time, d time.Duration) time.Duration {
+	if lo := now.Add(-s.carry); s.due.Before(lo) {
+		s.due = lo
+	}
+	s.due = s.due.Add(d)
+	return s.due.Sub(now)
+}
+
+// lateCarry is the most lateness of the processing schedule the next
+// records make up (process), unless the cost per record is larger.
+const lateCarry = 20 * time.Millisecond
 
 // sleep waits d or until ctx ends; it reports whether d passed.
 func sleep(ctx context.Context, d time.Duration) bool {

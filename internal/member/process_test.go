@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
 )
@@ -85,5 +86,36 @@ func BenchmarkProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 		s.takeUncommitted(nil)
+	}
+}
+
+// The processing schedule makes up a late wake-up with the next records'
+// waits, up to its carry, and no more: a frozen member resumes at its
+// normal pace.
+func TestProcessingSchedule(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	s := schedule{due: t0, carry: 20 * ms}
+	if w := s.next(t0, 5*ms); w != 5*ms {
+		t.Errorf("first wait %v, want 5ms", w)
+	}
+	// Woke 3 ms late: the next record waits 2 ms, and the schedule holds.
+	if w := s.next(t0.Add(8*ms), 5*ms); w != 2*ms {
+		t.Errorf("after a late wake-up: wait %v, want 2ms", w)
+	}
+	if w := s.next(t0.Add(10*ms), 5*ms); w != 5*ms {
+		t.Errorf("on time: wait %v, want 5ms", w)
+	}
+	// Frozen for a second: at most the carry (20 ms) is made up, then the
+	// pace is normal again.
+	now := t0.Add(1015 * ms)
+	if w := s.next(now, 5*ms); w != -15*ms {
+		t.Errorf("after a freeze: wait %v, want -15ms (none)", w)
+	}
+	for i := range 3 {
+		now = now.Add(0) // processed at once while behind
+		if w := s.next(now, 5*ms); w != time.Duration(-10+5*i)*ms {
+			t.Errorf("catching up, record %d: wait %v", i, w)
+		}
 	}
 }
