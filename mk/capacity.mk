@@ -13,3 +13,18 @@ BENCH_MEMBER_FLAGS ?=
 # -policy async-batch.
 bench-member: build kafka-fetch
 	$(GO) run ./internal/member/benchmember --chaos $(CHAOS) $(BENCH_MEMBER_FLAGS)
+
+# The worked example of README.md: how many members and partitions a
+# 300 records/s hot-keyed stream needs (workloads/capacity.yaml), on a
+# local broker (or BOOTSTRAP=host:port): members 1 to 4 over 3 and 6
+# partitions, each driven to saturation and run at the target rate with a
+# crash and a rolling deploy, then the capacity report (capacity.md,
+# capacity.html). About 12 minutes on two cores. CAPACITY_FLAGS: e.g.
+# --repeat 3, --rate 250, --resume results/<sweep> (with CAPACITY_VARY=).
+CAPACITY_WORKLOAD ?= workloads/capacity.yaml
+CAPACITY_VARY     ?= --vary members=1,2,3,4 --vary partitions=3,6
+CAPACITY_FLAGS    ?= --saturate 15s
+
+.PHONY: capacity
+capacity: $(bench_needs)
+	$(CHAOS) sweep $(bench_cluster) $(RUN_FLAGS) $(CAPACITY_VARY) $(CAPACITY_FLAGS) $(CAPACITY_WORKLOAD)
