@@ -112,6 +112,9 @@ type PhysicsCheck struct {
 	Ratio              float64
 	OK                 bool
 	Points             []string // the runs it rests on
+	// Load is the host's highest load average around those runs (NaN
+	// when not recorded).
+	Load float64
 }
 
 // PhysicsTolerance is how far a measured capacity may be from physics
@@ -458,7 +461,7 @@ func (c *Capacity) physics() {
 			pts = append(pts, cf.Row.CapacityRun)
 		}
 	}
-	c.Physics = append(c.Physics, physicsCheck(fmt.Sprintf("one member's rate against 1/cost (cost %s)", FormatMs(cost*1000)),
+	c.Physics = append(c.Physics, c.physicsCheck(fmt.Sprintf("one member's rate against 1/cost (cost %s)", FormatMs(cost*1000)),
 		c.MemberRate.Median, perMember, pts))
 	for _, cf := range c.Configs {
 		if cf.Capacity.N == 0 || cf.MaxMemberShare <= 0 {
@@ -468,14 +471,32 @@ func (c *Capacity) physics() {
 		if math.Abs(cf.MaxMemberShare-cf.HottestShare) < 1e-9 && cf.Row.Members < cf.Row.Partitions {
 			what = fmt.Sprintf("%s: the group against (1/cost) / the hottest partition's share h = %s (its owner owns nothing else)", cf.Name(), pct(cf.HottestShare))
 		}
-		c.Physics = append(c.Physics, physicsCheck(what, cf.Capacity.Median, perMember/cf.MaxMemberShare, []string{cf.Row.CapacityRun}))
+		c.Physics = append(c.Physics, c.physicsCheck(what, cf.Capacity.Median, perMember/cf.MaxMemberShare, []string{cf.Row.CapacityRun}))
 	}
 }
 
-func physicsCheck(what string, measured, expected float64, pts []string) PhysicsCheck {
+func (c *Capacity) physicsCheck(what string, measured, expected float64, pts []string) PhysicsCheck {
 	r := measured / expected
+	load := math.NaN()
+	for _, pt := range pts {
+		if l := c.loadOf(pt); !math.IsNaN(l) {
+			load = math.Max(nanZero(load), l)
+		}
+	}
 	return PhysicsCheck{What: what, Measured: measured, Expected: expected, Ratio: r,
-		OK: math.Abs(r-1) <= PhysicsTolerance, Points: pts}
+		OK: math.Abs(r-1) <= PhysicsTolerance, Points: pts, Load: load}
+}
+
+// loadOf is the host's highest load average around a run (NaN when the
+// sweep did not record it).
+func (c *Capacity) loadOf(run string) float64 {
+	l := math.NaN()
+	for _, rl := range c.Table.Sweep.Load {
+		if rl.Run == run {
+			l = math.Max(nanZero(l), math.Max(rl.Before, rl.After))
+		}
+	}
+	return l
 }
 
 func nanZero(v float64) float64 {

@@ -39,6 +39,9 @@ func (c *Capacity) Subtitle() string {
 	if env := c.environment(); env != "" {
 		parts = append(parts, env)
 	}
+	if lo, hi, ok := c.loadRange(); ok {
+		parts = append(parts, fmt.Sprintf("host load average %.1f – %.1f", lo, hi))
+	}
 	if !r.Start.IsZero() {
 		s := r.Start.UTC().Format("2006-01-02 15:04 UTC")
 		if !r.End.IsZero() {
@@ -54,11 +57,37 @@ func (c *Capacity) Subtitle() string {
 	return strings.Join(parts, " · ")
 }
 
+// loadRange is the lowest and highest load average the sweep recorded.
+func (c *Capacity) loadRange() (lo, hi float64, ok bool) {
+	for i, rl := range c.Table.Sweep.Load {
+		a, b := math.Min(rl.Before, rl.After), math.Max(rl.Before, rl.After)
+		if i == 0 || a < lo {
+			lo = a
+		}
+		hi = math.Max(hi, b)
+		ok = true
+	}
+	return lo, hi, ok
+}
+
 func cmpOr(s, def string) string {
 	if s == "" {
 		return def
 	}
 	return s
+}
+
+// cpus is the number of CPUs of the host the sweep ran on (0 when
+// unknown).
+func (c *Capacity) cpus() int {
+	for _, row := range c.Table.Rows {
+		for _, it := range row.Capacity {
+			if rec, err := runfolder.ReadCell(filepath.Join(c.Dir, it.Cell)); err == nil {
+				return rec.Machine.CPUs
+			}
+		}
+	}
+	return 0
 }
 
 // environment describes where the sweep ran, from a cell's record.
@@ -366,10 +395,21 @@ func (c *Capacity) mdPhysics(e *section) {
 	e.heading("Physics check")
 	e.para("With a processing cost c and one record in flight, a member takes 1/c records/s; a group cannot exceed one member's rate over the share of the traffic its busiest member carries, and when the hottest partition's owner owns nothing else that is (1/c)/h whatever the group's size. Close means within %.0f%%.", 100*PhysicsTolerance)
 	var rows [][]string
+	busy := 0.0
 	for _, p := range c.Physics {
-		rows = append(rows, []string{p.What, fmtRate(p.Measured), fmtRate(p.Expected), fmt.Sprintf("%.2f", p.Ratio), map[bool]string{true: "✓ close", false: "✗ off"}[p.OK]})
+		load := "–"
+		if !math.IsNaN(p.Load) {
+			load = fmt.Sprintf("%.1f", p.Load)
+			if !p.OK {
+				busy = math.Max(busy, p.Load)
+			}
+		}
+		rows = append(rows, []string{p.What, fmtRate(p.Measured), fmtRate(p.Expected), fmt.Sprintf("%.2f", p.Ratio), map[bool]string{true: "✓ close", false: "✗ off"}[p.OK], load})
 	}
-	e.table("lrrrl", []string{"check", "measured (records/s)", "physics (records/s)", "ratio", ""}, rows)
+	e.table("lrrrlr", []string{"check", "measured (records/s)", "physics (records/s)", "ratio", "", "host load average"}, rows)
+	if cpus := c.cpus(); cpus > 0 && busy > float64(cpus) {
+		e.para("**The host was busy**: its load average reached %.1f on %d CPUs around the runs that are off. A member waits for a CPU before each record, so those figures show the host more than Kafka or the client; run the sweep again on a quieter host, or with --repeat for their spread.", busy, cpus)
+	}
 }
 
 func (c *Capacity) mdAtTarget(e *section) {

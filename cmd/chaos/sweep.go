@@ -446,7 +446,15 @@ func (p *sweepPlan) runAll(ctx context.Context, c cluster.Cluster) error {
 		fmt.Printf("\n== %d/%d %s (%s): %s run\n", i+1, len(p.runs), r.point.Name, r.point.Label(), r.kind)
 		opts := runner.Options{Spec: r.spec, Cells: r.spec.Cells(), Repeat: p.rec.Repeat, RunDir: dir, Open: c,
 			Out: os.Stdout, Command: os.Args}
-		if _, err := runner.Run(ctx, opts); err != nil {
+		before, _ := sweep.LoadAverage()
+		_, err = runner.Run(ctx, opts)
+		after, _ := sweep.LoadAverage()
+		rel, _ := filepath.Rel(p.dir, dir)
+		p.rec.Load = append(p.rec.Load, sweep.RunLoad{Run: rel, Before: before, After: after})
+		if werr := sweep.WriteRecord(p.dir, p.rec); werr != nil && err == nil {
+			err = werr
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w during %s %s: %v", runner.ErrInterrupted, r.point.Name, r.kind, context.Cause(ctx))
 			}

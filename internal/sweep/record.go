@@ -80,6 +80,33 @@ type Record struct {
 	Command []string `json:"command"`
 	// Resumes lists each `chaos sweep --resume` of the sweep.
 	Resumes []Resume `json:"resumes,omitempty"`
+	// Load is the host's load around each run: on a shared host, the
+	// figures of a run that found it busy may say more about the host
+	// than about Kafka.
+	Load []RunLoad `json:"load,omitempty"`
+}
+
+// RunLoad is the host's load average (one minute, /proc/loadavg) when a
+// run started and when it ended.
+type RunLoad struct {
+	Run    string  `json:"run"` // the run folder, relative to the sweep
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+}
+
+// LoadAverage reads the host's one-minute load average; ok is false where
+// there is none (not Linux).
+func LoadAverage() (load float64, ok bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	load, err = strconv.ParseFloat(f[0], 64)
+	return load, err == nil
 }
 
 // Resume is one resumption of a sweep.
