@@ -23,7 +23,7 @@ bench-member: build kafka-fetch
 # --repeat 3, --rate 250, --resume results/<sweep> (with CAPACITY_VARY=).
 CAPACITY_WORKLOAD ?= workloads/capacity.yaml
 CAPACITY_VARY     ?= --vary members=1,2,3,4 --vary partitions=3,6
-CAPACITY_FLAGS    ?= --saturate 15s
+CAPACITY_FLAGS    ?= --saturate 12s
 
 .PHONY: capacity
 capacity: $(bench_needs)
