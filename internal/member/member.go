@@ -8,11 +8,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
@@ -104,6 +106,9 @@ type state struct {
 	// stall is a pending processing stall (ns), set by the `slow` control
 	// command and taken by the next record processed.
 	stall atomic.Int64
+	// resumed is set when the process gets SIGCONT (the end of a pause
+	// step): process's schedule starts again from then.
+	resumed atomic.Bool
 	// producers are the producer names seen in headers (setHeader).
 	producers []string
 	// done is process's scratch map: the next offset of each partition in
@@ -214,17 +219,20 @@ func (s *state) filterOwned(batch []record) []record {
 // The costs run on a schedule: each record is done when the batch's
 // start plus the costs so far is due, not when its own wait ends. A
 // wait ends late on a busy host (a 5 ms sleep takes 7 when the cores are
-// shared), and the next record's wait is shortened by as much, so that a
-// member spends its cost per record on average and the capacity it shows
-// is the workload's, not the host's. At most lateCarry of lateness is
-// made up: a member frozen by a pause step resumes at its normal pace,
-// not with the rest of its batch for free.
+// shared, hundreds when a member waits for a CPU), and the next records'
+// waits are shortened by as much, so that a member spends its cost per
+// record on average and the capacity it shows is the workload's, not the
+// host's. A member frozen by a pause step resumes at its normal pace, not
+// with the rest of its batch for free: its SIGCONT starts the schedule
+// again from the moment it resumes, and no more lateness than carryOf
+// its cost is ever made up.
 func (s *state) process(ctx context.Context, batch []record) error {
 	// The processed offsets join the uncommitted ones once their events
 	// are flushed, after the loop: nothing commits while a batch is being
 	// processed.
 	clear(s.done)
-	sched := schedule{due: time.Now(), carry: max(s.cfg.Processing.Cost, lateCarry)}
+	sched := schedule{due: time.Now(), carry: carryOf(s.cfg.Processing.Cost)}
+	s.resumed.Store(false)
 	for i := range batch {
 		r := &batch[i]
 		d := s.cfg.Processing.Sample(s.rng)
@@ -236,7 +244,11 @@ func (s *state) process(ctx context.Context, batch []record) error {
 			if err := s.flush(); err != nil {
 				return err
 			}
-			if wait := sched.next(time.Now(), d); wait > 0 && !sleep(ctx, wait) {
+			now := time.Now()
+			if s.resumed.Swap(false) {
+				sched.restart(now) // resumed after a SIGSTOP: no lateness to make up
+			}
+			if wait := sched.next(now, d); wait > 0 && !sleep(ctx, wait) {
 				break
 			}
 		}
@@ -274,9 +286,16 @@ func (s *schedule) next(now time.Time, d time.Duration) time.Duration {
 	return s.due.Sub(now)
 }
 
-// lateCarry is the most lateness of the processing schedule the next
-// records make up (process), unless the cost per record is larger.
-const lateCarry = 20 * time.Millisecond
+// restart starts the schedule again at now, whatever lateness it had: a
+// member resumed after a pause.
+func (s *schedule) restart(now time.Time) { s.due = now }
+
+// carryOf is the most lateness of the processing schedule the next
+// records make up (process): fifty records' cost, at least 20 ms and at
+// most a second.
+func carryOf(cost time.Duration) time.Duration {
+	return min(max(50*cost, 20*time.Millisecond), time.Second)
+}
 
 // sleep waits d or until ctx ends; it reports whether d passed.
 func sleep(ctx context.Context, d time.Duration) bool {
@@ -367,6 +386,28 @@ func (s *state) readControl(r io.Reader) {
 	}
 }
 
+// watchResume sets s.resumed each time the process gets SIGCONT (the end
+// of a pause step's SIGSTOP), until the stop it returns is called. The
+// signal reaches process through a goroutine: a record processed at the
+// very moment of the resumption may still see the old schedule, which
+// carryOf bounds.
+func (s *state) watchResume() (stop func()) {
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range cont {
+			s.resumed.Store(true)
+		}
+	}()
+	return func() {
+		signal.Stop(cont) // no delivery after it returns
+		close(cont)
+		<-done
+	}
+}
+
 // Run runs a member until ctx ends (a graceful close: the policy's final
 // commit, then leave the group) or the client fails. control carries the
 // driver's commands (may be nil); log receives the member's own log.
@@ -392,6 +433,7 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	if control != nil {
 		go s.readControl(control)
 	}
+	defer s.watchResume()()
 	switch cfg.Client {
 	case vocab.ClientFranz:
 		err = runFranz(ctx, s)

@@ -3,7 +3,9 @@ package member
 import (
 	"context"
 	"io"
+	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,5 +119,67 @@ func TestProcessingSchedule(t *testing.T) {
 		if w := s.next(now, 5*ms); w != time.Duration(-10+5*i)*ms {
 			t.Errorf("catching up, record %d: wait %v", i, w)
 		}
+	}
+}
+
+// A member resumed after a pause step starts its schedule again: the
+// lateness of the freeze is not made up at all, where a late wake-up's is.
+func TestProcessingScheduleRestart(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	s := schedule{due: t0, carry: carryOf(5 * ms)}
+	s.next(t0, 5*ms)
+	now := t0.Add(3 * time.Second)
+	s.restart(now)
+	for i := range 3 {
+		if w := s.next(now.Add(time.Duration(5*i)*ms), 5*ms); w != 5*ms {
+			t.Errorf("record %d after the resumption: wait %v, want 5ms", i, w)
+		}
+	}
+}
+
+// The carry is fifty records' cost, within [20 ms, 1 s]: a member that
+// waited a quarter of a second for a CPU at 5 ms a record makes it up.
+func TestCarryOf(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct{ cost, want time.Duration }{
+		{0, 20 * ms}, {100 * time.Microsecond, 20 * ms}, {ms, 50 * ms},
+		{5 * ms, 250 * ms}, {20 * ms, time.Second}, {time.Minute, time.Second},
+	} {
+		if got := carryOf(c.cost); got != c.want {
+			t.Errorf("carryOf(%v) = %v, want %v", c.cost, got, c.want)
+		}
+	}
+}
+
+// A SIGCONT to the process sets resumed, which process reads before its
+// next wait; after stop, none does.
+func TestWatchResume(t *testing.T) {
+	cfg := Defaults()
+	cfg.Topic = "t"
+	w, err := history.Create(t.TempDir(), "m1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s := newState(&cfg, w, io.Discard)
+	stop := s.watchResume()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !s.resumed.Load() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if !s.resumed.Swap(false) {
+		t.Fatal("no resumption seen after SIGCONT")
+	}
+	stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if s.resumed.Load() {
+		t.Error("a resumption seen after stop")
 	}
 }
