@@ -468,7 +468,7 @@ func (c *Capacity) physics() {
 			continue
 		}
 		what := fmt.Sprintf("%s: the group against (1/cost) / the busiest member's share (%s)", cf.Name(), pct(cf.MaxMemberShare))
-		if math.Abs(cf.MaxMemberShare-cf.HottestShare) < 1e-9 && cf.Row.Members < cf.Row.Partitions {
+		if math.Abs(cf.MaxMemberShare-cf.HottestShare) < 0.005 {
 			what = fmt.Sprintf("%s: the group against (1/cost) / the hottest partition's share h = %s (its owner owns nothing else)", cf.Name(), pct(cf.HottestShare))
 		}
 		c.Physics = append(c.Physics, c.physicsCheck(what, cf.Capacity.Median, perMember/cf.MaxMemberShare, []string{cf.Row.CapacityRun}))

@@ -41,8 +41,9 @@ type Capacity struct {
 	Shares           []float64 `json:"partition_shares"`
 	HottestShare     float64   `json:"hottest_share"`
 	HottestPartition int32     `json:"hottest_partition"`
-	// MaxMemberShare is the largest share of the traffic one member's
-	// partitions carried: the member that bounds the group.
+	// MaxMemberShare is the largest share of the records one member
+	// processed: the member that bounds the group (it took that share of
+	// the backlog at its own rate).
 	MaxMemberShare float64 `json:"max_member_share"`
 	// HottestRate is the hottest partition's records over the time from
 	// its first record processed to its last: what one partition
@@ -56,7 +57,8 @@ type MemberRate struct {
 	Records int64   `json:"records"`
 	SpanMs  float64 `json:"span_ms"`
 	Rate    float64 `json:"rate"` // records/s while busy
-	// Share is the share of the traffic its partitions carried.
+	// Share is its share of the records processed: of its partitions',
+	// whatever moved between members.
 	Share float64 `json:"share"`
 	// Partitions are the partitions it processed.
 	Partitions []int32 `json:"partitions"`
@@ -163,11 +165,11 @@ func MeasureCapacity(histDir string) (*Capacity, error) {
 	var rates []float64
 	for name, s := range byMember {
 		mr := MemberRate{Member: name, Records: s.n, SpanMs: s.ms(), Rate: s.rate()}
+		if group.n > 0 {
+			mr.Share = float64(s.n) / float64(group.n)
+		}
 		for p := range memberParts[name] {
 			mr.Partitions = append(mr.Partitions, p)
-			if int(p) < len(c.Shares) {
-				mr.Share += c.Shares[p]
-			}
 		}
 		slices.Sort(mr.Partitions)
 		c.MaxMemberShare = math.Max(c.MaxMemberShare, mr.Share)

@@ -62,3 +62,57 @@ func TestMeasureCapacity(t *testing.T) {
 	near("m2's rate", c.Members[1].Rate, 100)
 	near("member rate", c.MemberRate, 100)
 }
+
+// A member's share is of the records it processed, not of the partitions
+// it touched: partition 2 moves from m1 to m2 half way, so each member
+// processes 150 of the 300 records (a share of one half, where counting
+// its partitions' traffic would give each two thirds).
+func TestMeasureCapacityMovedPartition(t *testing.T) {
+	dir := t.TempDir()
+	w := func(proc string) *history.Writer {
+		hw, err := history.Create(dir, proc, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hw
+	}
+	prod, m1, m2 := w("producer-0"), w("m1"), w("m2")
+	const t0 = int64(1_700_000_000_000_000_000)
+	ms := int64(1_000_000)
+	for p := int32(0); p < 3; p++ {
+		for i := int64(0); i < 100; i++ {
+			prod.Append(&history.Event{Kind: history.Produced, T: t0, Partition: p, Offset: i})
+		}
+	}
+	for i := int64(0); i < 100; i++ {
+		m1.Append(&history.Event{Kind: history.Processed, T: t0 + 10*ms*i, Partition: 0, Offset: i})
+		m2.Append(&history.Event{Kind: history.Processed, T: t0 + 10*ms*i, Partition: 1, Offset: i})
+	}
+	for i := int64(0); i < 100; i++ {
+		hw := m1
+		if i >= 50 {
+			hw = m2
+		}
+		hw.Append(&history.Event{Kind: history.Processed, T: t0 + 10*ms*(100+i), Partition: 2, Offset: i})
+	}
+	for _, hw := range []*history.Writer{prod, m1, m2} {
+		if err := hw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := MeasureCapacity(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Members) != 2 {
+		t.Fatalf("members %+v", c.Members)
+	}
+	for _, m := range c.Members {
+		if m.Records != 150 || math.Abs(m.Share-0.5) > 1e-9 || len(m.Partitions) != 2 {
+			t.Errorf("%s: %d records, share %v, partitions %v; want 150, 0.5, two", m.Member, m.Records, m.Share, m.Partitions)
+		}
+	}
+	if math.Abs(c.MaxMemberShare-0.5) > 1e-9 || math.Abs(c.HottestShare-1.0/3) > 1e-9 {
+		t.Errorf("max member share %v (want 0.5), hottest share %v (want 1/3)", c.MaxMemberShare, c.HottestShare)
+	}
+}
