@@ -140,6 +140,7 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 	}
 	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
 	writeMermaid(e, r.Groups)
+	clientsSection(e, r)
 	if plotDir != "" {
 		e.printf("Figures in the results folder (PNG and SVG; report.html embeds them): ")
 		for i, f := range sideBySideFigures {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -85,8 +86,8 @@ func (d Disruptions) CatchUpMs() *float64 {
 
 // kinds of chaos step, for the report's crash and deploy columns.
 var (
-	crashActions  = map[string]bool{workloads.ActionKill: true, workloads.ActionPause: true}
-	deployActions = map[string]bool{workloads.ActionRestart: true, workloads.ActionRollingRestart: true, workloads.ActionStop: true}
+	crashActions  = map[string]bool{vocab.ActionKill: true, vocab.ActionPause: true}
+	deployActions = map[string]bool{vocab.ActionRestart: true, vocab.ActionRollingRestart: true, vocab.ActionStop: true}
 )
 
 // MeasureTarget reads a target run's cell: its summary (analysing the

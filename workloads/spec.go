@@ -37,7 +37,7 @@ type Spec struct {
 	// CommitPolicies are the offset commit policies to compare.
 	CommitPolicies []string `json:"commit_policies"`
 	// Clients are the consumer client libraries to run each strategy on;
-	// empty: each strategy's default client (DefaultClient).
+	// empty: each strategy's default client (vocab.DefaultClient).
 	Clients []string `json:"clients,omitempty"`
 	Broker  Broker   `json:"broker"`
 	Chaos   Chaos    `json:"chaos"`
@@ -104,12 +104,6 @@ type Value struct {
 	// Size is the value size in bytes.
 	Size int `json:"size"`
 }
-
-// Client names.
-const (
-	ClientConfluent = "confluent"
-	ClientFranz     = "franz"
-)
 
 // Producer describes the producer side of every cell.
 type Producer struct {
@@ -190,20 +184,6 @@ type Chaos struct {
 	DrainTimeout time.Duration `json:"drain_timeout"`
 	Steps        []Step        `json:"steps,omitempty"`
 }
-
-// Chaos actions.
-const (
-	ActionKill           = "kill"
-	ActionStop           = "stop"
-	ActionAdd            = "add"
-	ActionPause          = "pause"
-	ActionSlow           = "slow"
-	ActionRestart        = "restart"
-	ActionRollingRestart = "rolling_restart"
-	ActionAddPartitions  = "add_partitions"
-	ActionBrokerKill     = "broker_kill"
-	ActionBrokerRestart  = "broker_restart"
-)
 
 // Step is a chaos step as written in the workload.
 type Step struct {

@@ -134,8 +134,28 @@ func readScript(path string) (*assign.Script, string, error) {
 	} else {
 		name = "<stdin>"
 	}
-	script, err := assign.ParseScript(r, name)
+	script, err := assign.ParseScript(&limited{r: io.LimitReader(r, maxAssignInput+1), name: name}, name)
 	return script, name, err
+}
+
+// maxAssignInput bounds chaos assign's input and churn script: a group
+// within assign's bounds, with its owned partitions, is far smaller.
+const maxAssignInput = 256 << 20
+
+// limited reads from a LimitReader set one byte past maxAssignInput and
+// fails on that byte instead of reading on.
+type limited struct {
+	r    io.Reader
+	n    int64
+	name string
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if l.n += int64(n); l.n > maxAssignInput {
+		return 0, fmt.Errorf("%s: more than %d bytes", l.name, maxAssignInput)
+	}
+	return n, err
 }
 
 // printChurn simulates the script under every strategy and prints each
@@ -171,12 +191,18 @@ func printChurn(out io.Writer, strategies []assign.Assignor, group *assign.Group
 func readGroup(path string) (*assign.Group, error) {
 	var data []byte
 	var err error
+	var r io.Reader = os.Stdin
 	if path == "-" {
-		data, err = io.ReadAll(os.Stdin)
 		path = "<stdin>"
 	} else {
-		data, err = os.ReadFile(path)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
 	}
+	data, err = io.ReadAll(&limited{r: io.LimitReader(r, maxAssignInput+1), name: path})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/version"
 )
@@ -66,7 +67,7 @@ func main() {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "chaos: unknown command %q\n\n", name)
+		fmt.Fprintf(os.Stderr, "chaos: unknown command %s\n\n", clip.Quote(name))
 		usage(os.Stderr)
 		os.Exit(cli.ExitUsage)
 	}

@@ -51,9 +51,11 @@ func runReport(args []string) error {
 	if err := report.CheckInput(dir, lo); err != nil {
 		return cli.Usage(err)
 	}
+	// Load writes nothing: its errors, a cell's history missing or
+	// unreadable, are bad input with the folder as it was.
 	r, err := report.Load(dir, lo)
 	if err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if err := report.WriteAll(r); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
@@ -42,6 +43,10 @@ func runRun(args []string) error {
 	return err
 }
 
+// maxRepeat bounds --repeat: a comparison's test needs five samples a
+// side; a thousand is far past any use, and every one is a full run.
+const maxRepeat = 1000
+
 // runFlags are run's flags besides the cluster's.
 type runFlags struct {
 	cluster                       cluster.Flags
@@ -49,19 +54,22 @@ type runFlags struct {
 	repeat                        int
 	results                       string
 	dryRun                        bool
-	overrides                     workloads.Overrides
+	duration                      time.Duration
+	records                       int64
+	// overrides holds duration and records when given (cli.Given).
+	overrides workloads.Overrides
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	f.cluster.Register(fs)
 	fs.StringVar(&f.strategies, "strategies", "", "comma-separated strategies to run, of "+strings.Join(vocab.StrategyNames(), ", ")+" (default: the workload's)")
 	fs.StringVar(&f.policies, "commit-policies", "", "comma-separated commit policies to run, of "+strings.Join(vocab.PolicyNames(), ", ")+" (default: the workload's)")
-	fs.StringVar(&f.clients, "clients", "", "comma-separated clients to run, of "+strings.Join(vocab.ClientNames(), ", ")+" (default: the workload's)")
+	fs.StringVar(&f.clients, "clients", "", "comma-separated clients to run each strategy on (those that implement it), of "+strings.Join(vocab.ClientNames(), ", ")+" (default: the workload's)")
 	fs.IntVar(&f.repeat, "repeat", 1, "run every cell this many times (samples for chaos compare)")
 	fs.StringVar(&f.results, "results", "results", "results root folder")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the cells and the chaos plan of each WORKLOAD (several may be given), start nothing")
-	fs.DurationVar(&f.overrides.Duration, "duration", 0, "override the workload's traffic duration")
-	fs.Int64Var(&f.overrides.Records, "records", 0, "override the workload's record count")
+	fs.DurationVar(&f.duration, "duration", 0, "override the workload's traffic duration")
+	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),
@@ -74,12 +82,18 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if err := cli.Parse(fs, args); err != nil {
 		return "", err
 	}
+	if cli.Given(fs, "duration") {
+		f.overrides.Duration = &f.duration
+	}
+	if cli.Given(fs, "records") {
+		f.overrides.Records = &f.records
+	}
 	if fs.NArg() == 0 || (fs.NArg() > 1 && !f.dryRun) {
 		fs.Usage()
 		return "", cli.Usagef("expected one workload file (several with --dry-run), got %d arguments", fs.NArg())
 	}
-	if f.repeat < 1 {
-		return "", cli.Usagef("--repeat %d: expected >= 1", f.repeat)
+	if f.repeat < 1 || f.repeat > maxRepeat {
+		return "", cli.Usagef("--repeat %d: expected 1 to %d", f.repeat, maxRepeat)
 	}
 	if err := f.cluster.Check(); err != nil {
 		return "", cli.Usage(err)
@@ -155,7 +169,10 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if err := spec.Override(f.overrides); err != nil {
 		return runner.Options{}, cli.Usage(err)
 	}
-	cells, err := selectCells(spec, f.strategies, f.policies, f.clients)
+	if err := overrideClients(spec, f.clients); err != nil {
+		return runner.Options{}, cli.Usage(err)
+	}
+	cells, err := selectCells(spec, f.strategies, f.policies, "")
 	if err != nil {
 		return runner.Options{}, cli.Usage(err)
 	}
@@ -167,8 +184,10 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 		props[k] = v
 	}
 	for _, c := range cells {
-		if err := member.CheckClient(c.Client, c.Strategy, spec.Consumer.StaticMembership, props); err != nil {
-			return runner.Options{}, cli.Usagef("%s: cell %s (consumer.static_membership, consumer.properties, -X, -F): %v", spec.File, c.Name, err)
+		cfg := member.WorkloadConfig(spec, c)
+		cfg.Props = props
+		if err := member.CheckConfig(cfg); err != nil {
+			return runner.Options{}, cli.Usagef("%s: cell %s (the consumer section, -X, -F): %v", spec.File, c.Name, err)
 		}
 	}
 	if err := loadgen.CheckClient(spec, f.cluster.Props.Props); err != nil {

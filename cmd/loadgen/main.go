@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/version"
 )
@@ -65,7 +66,7 @@ func main() {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "loadgen: unknown command %q\n\n", name)
+		fmt.Fprintf(os.Stderr, "loadgen: unknown command %s\n\n", clip.Quote(name))
 		usage(os.Stderr)
 		os.Exit(cli.ExitUsage)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -69,7 +70,7 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	// The partition count changes to compare.
 	cur := p0
 	for _, st := range s.ChaosPlan() {
-		if st.Action == workloads.ActionAddPartitions {
+		if st.Action == vocab.ActionAddPartitions {
 			rep.Changes = append(rep.Changes, partitionChange{From: cur, To: int32(st.Partitions), Why: fmt.Sprintf("chaos step %d at %v", st.Step, st.At)})
 			cur = int32(st.Partitions)
 		}

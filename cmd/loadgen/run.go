@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
@@ -62,31 +63,49 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
+	start := time.Now()
+	sum, runErr := produce(ctx, f, s, dir, stderr)
+	if sum == nil {
+		// The run failed before the producer ran (the cluster, the
+		// topic): the folder records why, as a failed chaos run's
+		// run.json does, instead of lying empty.
+		sum = &Summary{Workload: s.Name, WorkloadFile: s.File, Seed: s.Seed, Topic: f.topic, Client: s.Producer.Client,
+			Partitions: s.Topic.Partitions, Start: start, End: time.Now(), ValueSize: s.Value.Size, Reason: runErr.Error()}
+	}
+	if err := runfolder.WriteJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
+		return errors.Join(runErr, err)
+	}
+	printSummary(stdout, *sum, dir)
+	return runErr
+}
+
+// produce runs the producer into dir: it opens the cluster, creates the
+// topic and produces. The summary is nil when it failed before producing.
+func produce(ctx context.Context, f *runFlags, s *workloads.Spec, dir string, stderr io.Writer) (*Summary, error) {
 	c, err := cluster.Open(ctx, f.cluster.Options(filepath.Join(dir, "logs"), s.BrokerSettings()))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer c.Close(context.Background())
 	if err := createTopic(ctx, c, f.topic, s); err != nil {
-		return err
+		return nil, err
 	}
 
 	hist, err := history.Create(filepath.Join(dir, "history"), "producer-0", 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer hist.Close()
 	hlog, err := os.OpenFile(filepath.Join(dir, "producer.hlog"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer hlog.Close()
-	clientLog, err := os.Create(filepath.Join(dir, "logs", "producer.log"))
+	clientLog, err := os.OpenFile(filepath.Join(dir, "logs", "producer.log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer clientLog.Close()
 
@@ -102,30 +121,26 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	p, err := loadgen.New(cfg)
 	if err != nil {
-		return cli.Usage(err)
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "loadgen: %s to %s (%d partitions, %s partitioner, %s client) at %s; results in %s\n",
 		s.Name, f.topic, s.Topic.Partitions, s.Producer.Partitioner, s.Producer.Client, c.Bootstrap(), dir)
 	if f.cpuProfile != "" {
 		stopProfile, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer stopProfile()
 	}
 	res, runErr := p.Run(ctx)
 	if res == nil {
-		return runErr
+		return nil, runErr
 	}
 	sum := summarize(ctx, s, res, runErr)
 	if info, err := c.Info(context.Background()); err == nil {
 		sum.Cluster = &info
 	}
-	if err := runfolder.WriteJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
-		return errors.Join(runErr, err)
-	}
-	printSummary(stdout, sum, dir)
-	return runErr
+	return &sum, runErr
 }
 
 // runFlags are the flags of `loadgen run` that parseRun does not apply to
@@ -164,12 +179,18 @@ func parseRun(args []string, stderr io.Writer) (*runFlags, *workloads.Spec, erro
 	if n := len(s.Chaos.Steps); n > 0 {
 		fmt.Fprintf(stderr, "note: the workload's chaos schedule (%d steps) is not run by loadgen run\n", n)
 	}
-	ov := workloads.Overrides{Duration: *duration, Records: *records, ProducerOnly: true}
-	if *rate != "" {
+	ov := workloads.Overrides{ProducerOnly: true}
+	if cli.Given(fs, "duration") {
+		ov.Duration = duration
+	}
+	if cli.Given(fs, "records") {
+		ov.Records = records
+	}
+	if cli.Given(fs, "rate") {
 		r := 0.0
 		if *rate != "unlimited" {
-			if r, err = strconv.ParseFloat(*rate, 64); err != nil || r < 0 {
-				return nil, nil, cli.Usagef(`--rate %q: expected records/s >= 0, or "unlimited"`, *rate)
+			if r, err = strconv.ParseFloat(*rate, 64); err != nil {
+				return nil, nil, cli.Usagef(`--rate %s: expected records/s >= 0, or "unlimited"`, clip.Quote(*rate))
 			}
 		}
 		ov.Rate = &r
@@ -187,6 +208,11 @@ func parseRun(args []string, stderr io.Writer) (*runFlags, *workloads.Spec, erro
 	}
 	if f.topic == "" {
 		f.topic = s.Topic.Name
+	}
+	if f.cpuProfile != "" {
+		if _, err := os.Lstat(f.cpuProfile); err == nil {
+			return nil, nil, cli.Usagef("--cpuprofile %s: exists (a file is never overwritten: choose another name)", clip.Quote(f.cpuProfile))
+		}
 	}
 	if err := f.cluster.Check(); err != nil {
 		return nil, nil, cli.Usage(err)
@@ -237,9 +263,10 @@ func createTopic(ctx context.Context, c cluster.Cluster, topic string, s *worklo
 	return cluster.CreateTopic(tctx, adm, topic, int32(s.Topic.Partitions), int16(s.Topic.Replication), nil)
 }
 
-// startCPUProfile profiles the process's CPU into path until stop.
+// startCPUProfile profiles the process's CPU into path, a new file, until
+// stop.
 func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -165,7 +165,15 @@ func (g *model) memberEvent(e *history.Event) {
 	case history.StateStarted:
 		m := g.member(e.Proc, e.Inc)
 		m.alive = true
-		if m.owned == 0 {
+		// Members that announce joining join then: a JVM takes a second or
+		// more from its start to its join request. Histories without
+		// joining take the start as the join.
+		if m.owned == 0 && !g.joiningSeen {
+			g.lastJoin = m
+		}
+	case history.StateJoining:
+		g.joiningSeen = true
+		if m := g.member(e.Proc, e.Inc); m.owned == 0 {
 			g.lastJoin = m
 		}
 	case history.StateSpawned:

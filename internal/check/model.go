@@ -35,6 +35,9 @@ type model struct {
 	// lastJoin is the latest member that started and has not been
 	// assigned anything yet: the likely cause of an unplanned rebalance.
 	lastJoin *member
+	// joiningSeen: the history's members write joining (their join
+	// request follows), so their started no longer marks a join.
+	joiningSeen bool
 
 	tl timeline
 

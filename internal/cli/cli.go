@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -56,7 +57,9 @@ func Exit(name string, err error) {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		os.Exit(ExitOK)
 	}
-	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	// An error may quote its input whole (a library's, the flag
+	// package's "invalid value ..."): what is printed is cut short.
+	fmt.Fprintf(os.Stderr, "%s: %s\n", name, clip.Message(err.Error()))
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		os.Exit(ExitUsage)
@@ -115,6 +118,15 @@ func Parse(fs *flag.FlagSet, args []string) error {
 	}
 	fs.Usage()
 	return Usage(err)
+}
+
+// Given reports whether the flag name was on the command line: a flag
+// given its zero value (--duration 0) is given, and checked, not taken
+// for the default.
+func Given(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // interleave moves the flags of args (with their values) before the

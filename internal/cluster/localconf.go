@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chaosbench/chaosbench/workloads"
 )
 
 // DefaultLocalSettings returns the broker properties the local provider
@@ -32,16 +34,12 @@ func DefaultLocalSettings(n int) Settings {
 	}
 }
 
-// reserved are the properties the provider must own: they say where the
-// node listens and keeps its data.
-var reserved = []string{"process.roles", "node.id", "controller.quorum.voters",
-	"controller.quorum.bootstrap.servers", "listeners", "advertised.listeners",
-	"controller.listener.names", "inter.broker.listener.name",
-	"listener.security.protocol.map", "log.dirs", "log.dir"}
-
+// checkReservedSettings refuses the properties the provider must own
+// (workloads.ReservedBrokerSettings: where a node listens and keeps its
+// data), which a workload's validation refuses too.
 func checkReservedSettings(s Settings) error {
 	for k := range s {
-		if slices.Contains(reserved, k) {
+		if slices.Contains(workloads.ReservedBrokerSettings, k) {
 			return fmt.Errorf("broker setting %s: set by the local provider (listeners and storage), not settable", k)
 		}
 	}

@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"context"
 	"encoding/base64"
+	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestJavaMajor(t *testing.T) {
@@ -143,5 +146,35 @@ func TestListenerConfig(t *testing.T) {
 		if err := checkListeners(bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
+	}
+}
+
+// A broker that takes the connection and never answers is named, with
+// the request it did not answer, instead of "context deadline exceeded".
+func TestSilentBrokerNamed(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	defer func(d time.Duration) { externalTimeout = d }(externalTimeout)
+	externalTimeout = 2 * time.Second
+	_, err = OpenExternal(context.Background(), l.Addr().String(), nil)
+	want := l.Addr().String() + ": no answer to ApiVersions within 2s"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a silent broker: %v, want %q", err, want)
 	}
 }

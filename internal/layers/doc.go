@@ -9,7 +9,7 @@
 //	1  workloads, assign, internal/kafkaconf, internal/launcher
 //	0  internal/vocab, internal/history, internal/runfolder, internal/pace,
 //	   internal/partitioner, internal/keygen, internal/version, internal/procutil,
-//	   internal/testcert, internal/schema
+//	   internal/testcert, internal/schema, internal/kafkarelease, internal/clip
 //
 // And the pure core (the vocabulary, the history format, the run folder's
 // records, pacing, partitioners and key generators, workloads, the

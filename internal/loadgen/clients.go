@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -53,9 +54,9 @@ func CheckProps(props kafkaconf.Props) error {
 
 func (p *Producer) newClient() (client, error) {
 	switch p.spec.Producer.Client {
-	case workloads.ClientConfluent:
+	case vocab.ClientConfluent:
 		return newConfluent(p)
-	case workloads.ClientFranz:
+	case vocab.ClientFranz:
 		return newFranz(p)
 	}
 	return nil, fmt.Errorf("producer.client %q: expected confluent or franz", p.spec.Producer.Client)
@@ -82,7 +83,7 @@ func CheckClient(s *workloads.Spec, props kafkaconf.Props) error {
 		return err
 	}
 	switch s.Producer.Client {
-	case workloads.ClientConfluent:
+	case vocab.ClientConfluent:
 		if err := props.CheckLibrdkafka(); err != nil {
 			return err
 		}
@@ -94,7 +95,7 @@ func CheckClient(s *workloads.Spec, props kafkaconf.Props) error {
 			return fmt.Errorf("producer client confluent: %w", err)
 		}
 		kp.Close()
-	case workloads.ClientFranz:
+	case vocab.ClientFranz:
 		if _, err := franzConnection(props); err != nil {
 			return err
 		}
@@ -156,7 +157,7 @@ func newConfluent(p *Producer) (*confluent, error) {
 	return c, nil
 }
 
-func (c *confluent) name() string { return workloads.ClientConfluent }
+func (c *confluent) name() string { return vocab.ClientConfluent }
 
 // reports reads the delivery reports and client errors until the client
 // is closed.
@@ -350,7 +351,7 @@ func franzConnection(props kafkaconf.Props) ([]kgo.Opt, error) {
 	return props.FranzOpts()
 }
 
-func (f *franz) name() string { return workloads.ClientFranz }
+func (f *franz) name() string { return vocab.ClientFranz }
 
 func (f *franz) produce(r *outRecord, key []byte, hv *headerValues) error {
 	// franz-go keeps the record until its promise: it gets its own copies.

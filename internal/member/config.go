@@ -37,7 +37,8 @@ type Config struct {
 	Group     string
 	Topic     string
 
-	// Client is confluent or franz; empty: the strategy's default client.
+	// Client is a client of internal/vocab (confluent, franz, java); empty:
+	// the strategy's default client.
 	Client   string
 	Strategy string
 	Policy   string
@@ -262,9 +263,13 @@ func (c *Config) validate() error {
 	}
 	// The member's own check leaves out making a librdkafka client: it is
 	// about to make the real one, which says the same, and a restart
-	// should not wait for two.
-	if err := checkClient(c.Client, c.Strategy, c.Static, c.Props, false); err != nil {
-		errs = append(errs, err)
+	// should not wait for two. The java client's member checks its
+	// properties itself when it starts (CheckClient would start a JVM to
+	// do it).
+	if c.Client != vocab.ClientJava {
+		if err := checkClient(c.Client, c.Strategy, c.Static, c.Props, false); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -293,20 +298,60 @@ func (c *Config) fillDefaults() {
 // CheckClient rejects what a client cannot do with a strategy: static
 // membership under the consumer protocol on franz-go, client properties
 // a member on that client cannot apply (for confluent, librdkafka's own
-// verdict on the member's whole configuration). The chaos driver calls it
-// for every cell before a run starts; a member calls it before it starts.
+// verdict on the member's whole configuration); for java, a missing or
+// old JVM, no Maven to build the member, or properties Kafka's Java
+// client refuses (checked by the Java member itself, once per distinct
+// configuration). The chaos driver calls it for every cell before a run
+// starts; a member calls it before it starts.
 func CheckClient(client, strategy string, static bool, props kafkaconf.Props) error {
-	return checkClient(client, strategy, static, props, true)
+	cfg := Defaults()
+	cfg.Client, cfg.Strategy, cfg.Static, cfg.Props = client, strategy, static, props
+	return CheckConfig(cfg)
+}
+
+// CheckConfig is CheckClient for the whole configuration of a member: a
+// confluent member's timings and commit policy go to librdkafka too, so
+// that a value it would refuse at the member's start (session.timeout.ms
+// beyond its range, max.poll.interval.ms below session.timeout.ms) is
+// refused before a run starts. WorkloadConfig gives a cell's.
+func CheckConfig(cfg Config) error {
+	cfg.fillDefaults()
+	if cfg.Client == vocab.ClientConfluent {
+		return checkConfluent(cfg)
+	}
+	return checkClient(cfg.Client, cfg.Strategy, cfg.Static, cfg.Props, false)
+}
+
+// WorkloadConfig is the configuration a workload gives every member of a
+// cell: everything but the member's name, incarnation, seed and where it
+// connects and writes.
+func WorkloadConfig(s *workloads.Spec, c workloads.Cell) Config {
+	cs := s.Consumer
+	cfg := Defaults()
+	cfg.Client, cfg.Strategy, cfg.Policy = c.Client, c.Strategy, c.CommitPolicy
+	cfg.Processing = cs.Processing
+	cfg.MaxPollRecords = cs.MaxPollRecords
+	cfg.SessionTimeout, cfg.HeartbeatInterval = cs.SessionTimeout, cs.HeartbeatInterval
+	cfg.MaxPollInterval, cfg.AutoCommitInterval = cs.MaxPollInterval, cs.AutoCommitInterval
+	cfg.Static = cs.StaticMembership
+	cfg.Props = kafkaconf.Props{}
+	maps.Copy(cfg.Props, cs.Properties)
+	return cfg
 }
 
 // checkClient is CheckClient; withLibrdkafka makes a librdkafka client to
 // check a confluent member's configuration.
 func checkClient(client, strategy string, static bool, props kafkaconf.Props, withLibrdkafka bool) error {
-	if client == vocab.ClientConfluent {
+	switch client {
+	case vocab.ClientJava:
+		return checkJava(strategy, static, props)
+	case vocab.ClientConfluent:
 		if !withLibrdkafka {
 			return props.CheckLibrdkafka()
 		}
-		return checkConfluent(strategy, static, props)
+		cfg := Defaults()
+		cfg.Client, cfg.Strategy, cfg.Static, cfg.Props = client, strategy, static, props
+		return checkConfluent(cfg)
 	}
 	if client != vocab.ClientFranz {
 		return nil

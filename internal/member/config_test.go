@@ -159,3 +159,26 @@ func TestCheckClientConfluent(t *testing.T) {
 		t.Errorf("good properties refused: %v", err)
 	}
 }
+
+// A confluent cell's timings are librdkafka's to judge, before a run:
+// the member's defaults hid a session timeout beyond its range and a poll
+// interval below the session timeout until the members started.
+func TestCheckConfigTimings(t *testing.T) {
+	for want, edit := range map[string]func(*Config){
+		"session.timeout.ms":   func(c *Config) { c.SessionTimeout = 2 * time.Hour },
+		"max.poll.interval.ms": func(c *Config) { c.MaxPollInterval = 5 * time.Second; c.SessionTimeout = 10 * time.Second },
+	} {
+		cfg := Defaults()
+		cfg.Client, cfg.Strategy = vocab.ClientConfluent, vocab.Range
+		edit(&cfg)
+		if err := CheckConfig(cfg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want librdkafka's refusal naming it", want, err)
+		}
+	}
+	cfg := Defaults()
+	cfg.Client, cfg.Strategy = vocab.ClientConfluent, vocab.Range
+	cfg.SessionTimeout, cfg.HeartbeatInterval, cfg.MaxPollInterval = 10*time.Second, time.Second, 30*time.Second
+	if err := CheckConfig(cfg); err != nil {
+		t.Errorf("good timings refused: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -57,36 +58,36 @@ func confluentConfig(cfg *Config) kafka.ConfigMap {
 // every property's name and value, and loads TLS material, when a client
 // is made, so a property it would refuse is refused before a run starts,
 // in its words.
-func checkConfluent(strategy string, static bool, props kafkaconf.Props) error {
-	if err := props.CheckLibrdkafka(); err != nil {
+func checkConfluent(cfg Config) error {
+	if err := cfg.Props.CheckLibrdkafka(); err != nil {
 		return err
 	}
 	try := func(props kafkaconf.Props) error {
-		cfg := Defaults()
-		cfg.Name, cfg.Group, cfg.Strategy, cfg.Static, cfg.Props = "check", "check", strategy, static, props
-		conf := confluentConfig(&cfg)
+		c := cfg
+		c.Name, c.Group, c.Props = "check", "check", props
+		conf := confluentConfig(&c)
 		conf["bootstrap.servers"] = ""
 		conf["log_level"] = 0 // no warning about the missing brokers on stderr
-		c, err := kafka.NewConsumer(&conf)
+		cons, err := kafka.NewConsumer(&conf)
 		if err != nil {
 			return err
 		}
-		c.Close()
+		cons.Close()
 		return nil
 	}
-	err := try(props)
+	err := try(cfg.Props)
 	if err == nil {
 		return nil
 	}
 	// librdkafka does not always name the property it refuses ("Java JAAS
 	// configuration is not supported"): find the one without which it
 	// accepts the rest.
-	keys := slices.Sorted(maps.Keys(props))
+	keys := slices.Sorted(maps.Keys(cfg.Props))
 	for _, k := range keys {
-		rest := props.Clone()
+		rest := cfg.Props.Clone()
 		delete(rest, k)
 		if try(rest) == nil {
-			return fmt.Errorf("-X %s: client confluent: %w", k, err)
+			return fmt.Errorf("-X %s: client confluent: %w", clip.String(k), err)
 		}
 	}
 	return fmt.Errorf("client confluent: %w", err)

@@ -410,10 +410,20 @@ func (s *state) watchResume() (stop func()) {
 
 // Run runs a member until ctx ends (a graceful close: the policy's final
 // commit, then leave the group) or the client fails. control carries the
-// driver's commands (may be nil); log receives the member's own log.
+// driver's commands (may be nil); log receives the member's own log. A
+// java member does not run here: Run replaces the process with the JVM
+// (java.go) and returns only if that fails.
 func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) error {
 	if err := cfg.validate(); err != nil {
 		return &configError{err}
+	}
+	if cfg.Client == vocab.ClientJava {
+		// The JVM takes this process's place and writes the history.
+		err := execJava(cfg)
+		if te := (*toolError)(nil); errors.As(err, &te) {
+			return &configError{err}
+		}
+		return err
 	}
 	if err := os.MkdirAll(cfg.HistoryDir, 0o755); err != nil {
 		return err
@@ -432,6 +442,11 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	}
 	if control != nil {
 		go s.readControl(control)
+	}
+	// The join request follows (docs/history.md: joining).
+	s.append(&history.Event{Kind: history.Member, State: history.StateJoining})
+	if err := s.flush(); err != nil {
+		return err
 	}
 	defer s.watchResume()()
 	switch cfg.Client {

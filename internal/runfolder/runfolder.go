@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,7 +40,7 @@ type Cell struct {
 	Cell          string `json:"cell"`     // folder name
 	Strategy      string `json:"strategy"` // range, roundrobin, sticky, cooperative-sticky, consumer-uniform, consumer-range
 	CommitPolicy  string `json:"commit_policy"`
-	Client        string `json:"client"`    // confluent or franz
+	Client        string `json:"client"`    // a client of internal/vocab: confluent, franz, java
 	Iteration     int    `json:"iteration"` // 0-based repetition of the cell (chaos run --repeat)
 
 	Topic      string `json:"topic"`
@@ -115,8 +116,12 @@ type Versions struct {
 	Kafka      string `json:"kafka"`
 	Librdkafka string `json:"librdkafka"`
 	FranzGo    string `json:"franz_go"`
-	Go         string `json:"go"`
-	Chaosbench string `json:"chaosbench"`
+	// KafkaClients and Java: the java client's kafka-clients and JVM
+	// (java cells only).
+	KafkaClients string `json:"kafka_clients,omitempty"`
+	Java         string `json:"java,omitempty"`
+	Go           string `json:"go"`
+	Chaosbench   string `json:"chaosbench"`
 }
 
 // Machine records where a cell ran. A measurement belongs to its machine:
@@ -183,10 +188,61 @@ func WriteFile(path string, b []byte) error {
 	return err
 }
 
+// CreateFile writes b to path atomically, as WriteFile does, but only if
+// path does not exist: the temporary file is linked into place, which
+// fails on an existing name instead of replacing it. For files a command
+// is asked to write (an -o), which must never take the place of another.
+func CreateFile(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s: exists (a file is never overwritten: choose another name)", path)
+		}
+		return err
+	}
+	return nil
+}
+
+// MaxRecordSize bounds run.json, cell.json and the other small records a
+// reader reads whole: far beyond any the driver writes, far below what
+// would strain memory.
+const MaxRecordSize = 16 << 20
+
+// ReadFile reads a file whole, refusing one of more than max bytes (or
+// that is not a regular file: a FIFO would block the reader) instead of
+// reading it into memory.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: more than %d bytes", path, max)
+	}
+	return b, nil
+}
+
 // ReadCell reads dir/cell.json.
 func ReadCell(dir string) (Cell, error) {
 	var c Cell
-	b, err := os.ReadFile(filepath.Join(dir, "cell.json"))
+	b, err := ReadFile(filepath.Join(dir, "cell.json"), MaxRecordSize)
 	if err != nil {
 		return c, err
 	}
@@ -199,7 +255,7 @@ func ReadCell(dir string) (Cell, error) {
 // ReadRun reads dir/run.json.
 func ReadRun(dir string) (Run, error) {
 	var r Run
-	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	b, err := ReadFile(filepath.Join(dir, "run.json"), MaxRecordSize)
 	if err != nil {
 		return r, err
 	}

@@ -166,6 +166,9 @@ func (c *cellRun) prepare() error {
 		Cluster: c.clusterRecord(), Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
+	if c.cell.Client == vocab.ClientJava {
+		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
+	}
 	return c.saveRecord()
 }
 
@@ -356,23 +359,16 @@ func (c *cellRun) memberArgs(name string, inc int) []string {
 
 // memberConfig is the configuration of a member incarnation.
 func (c *cellRun) memberConfig(name string, inc int) member.Config {
-	cs := c.opts.Spec.Consumer
-	cfg := member.Config{
-		Name: name, Inc: inc, HistoryDir: c.histDir,
-		Bootstrap: c.cluster.Bootstrap(), Props: kafkaconf.Props{}, Group: c.group, Topic: c.topic,
-		Client: c.cell.Client, Strategy: c.cell.Strategy, Policy: c.cell.CommitPolicy,
-		Processing:         cs.Processing,
-		Seed:               c.opts.Spec.Rand("processing/" + name).Int64(),
-		MaxPollRecords:     cs.MaxPollRecords,
-		SessionTimeout:     cs.SessionTimeout,
-		HeartbeatInterval:  cs.HeartbeatInterval,
-		MaxPollInterval:    cs.MaxPollInterval,
-		AutoCommitInterval: cs.AutoCommitInterval,
-		Static:             cs.StaticMembership,
-		Control:            true,
-	}
-	maps.Copy(cfg.Props, c.cluster.Props())
-	maps.Copy(cfg.Props, cs.Properties)
+	cfg := member.WorkloadConfig(c.opts.Spec, c.cell)
+	cfg.Name, cfg.Inc, cfg.HistoryDir = name, inc, c.histDir
+	cfg.Bootstrap, cfg.Group, cfg.Topic = c.cluster.Bootstrap(), c.group, c.topic
+	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
+	cfg.Control = true
+	// The cluster's properties, then the workload's over them.
+	props := kafkaconf.Props{}
+	maps.Copy(props, c.cluster.Props())
+	maps.Copy(props, cfg.Props)
+	cfg.Props = props
 	return cfg
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -94,7 +95,7 @@ func (c *cellRun) execute(ctx context.Context, s workloads.PlannedStep, tails *s
 		params["random"] = true
 	}
 	switch s.Action {
-	case workloads.ActionKill, workloads.ActionStop, workloads.ActionPause, workloads.ActionSlow, workloads.ActionRestart:
+	case vocab.ActionKill, vocab.ActionStop, vocab.ActionPause, vocab.ActionSlow, vocab.ActionRestart:
 		name, extra, err := c.resolve(s.Target)
 		for k, v := range extra {
 			params[k] = v
@@ -104,13 +105,13 @@ func (c *cellRun) execute(ctx context.Context, s workloads.PlannedStep, tails *s
 			return
 		}
 		c.memberAction(ctx, s, name, params, tails)
-	case workloads.ActionRollingRestart:
+	case vocab.ActionRollingRestart:
 		c.rollingRestart(ctx, s, params, tails)
-	case workloads.ActionAdd:
+	case vocab.ActionAdd:
 		c.addMembers(ctx, s, params)
-	case workloads.ActionAddPartitions:
+	case vocab.ActionAddPartitions:
 		c.addPartitions(ctx, s, params)
-	case workloads.ActionBrokerKill, workloads.ActionBrokerRestart:
+	case vocab.ActionBrokerKill, vocab.ActionBrokerRestart:
 		c.brokerAction(ctx, s, params, tails)
 	default:
 		c.chaosEvent(time.Now(), s, s.Action, s.Target, 0, 0, params, fmt.Errorf("unknown action %q", s.Action))
@@ -182,7 +183,7 @@ func (c *cellRun) brokerAction(ctx context.Context, s workloads.PlannedStep, par
 		c.chaosEvent(time.Now(), s, s.Action, target, 0, 0, params, fmt.Errorf("the %s cluster cannot kill or restart brokers (local provider only)", c.info.Provider))
 		return
 	}
-	if s.Action == workloads.ActionBrokerKill {
+	if s.Action == vocab.ActionBrokerKill {
 		t := time.Now()
 		c.chaosEvent(t, s, s.Action, target, 0, 0, params, nodes.KillNode(s.Broker))
 		return
@@ -200,28 +201,28 @@ func (c *cellRun) brokerAction(ctx context.Context, s workloads.PlannedStep, par
 // memberAction acts on one member.
 func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, name string, params map[string]any, tails *sync.WaitGroup) {
 	switch s.Action {
-	case workloads.ActionKill:
+	case vocab.ActionKill:
 		t := time.Now()
 		inc, pid, done, err := c.fleet.kill(name)
 		c.chaosEvent(t, s, s.Action, name, inc, pid, params, err)
 		if done != nil {
 			<-done
 		}
-	case workloads.ActionStop:
+	case vocab.ActionStop:
 		t := time.Now()
 		inc, pid, done, err := c.fleet.stop(name, 30*time.Second)
 		c.chaosEvent(t, s, s.Action, name, inc, pid, params, err)
 		if done != nil {
 			<-done
 		}
-	case workloads.ActionRestart:
+	case vocab.ActionRestart:
 		c.restart(ctx, s, name, params)
-	case workloads.ActionSlow:
+	case vocab.ActionSlow:
 		params["duration_ms"] = s.Duration.Milliseconds()
 		t := time.Now()
 		inc, pid, err := c.fleet.control(name, "slow "+s.Duration.String())
 		c.chaosEvent(t, s, s.Action, name, inc, pid, params, err)
-	case workloads.ActionPause:
+	case vocab.ActionPause:
 		params["duration_ms"] = s.Duration.Milliseconds()
 		t := time.Now()
 		inc, pid, err := c.fleet.signal(name, syscall.SIGSTOP)
@@ -251,15 +252,15 @@ func (c *cellRun) restart(ctx context.Context, s workloads.PlannedStep, name str
 	t := time.Now()
 	if m, gerr := c.fleet.get(name); gerr == nil && !exited(m.proc) {
 		inc, pid, done, err := c.fleet.stop(name, 30*time.Second)
-		c.chaosEvent(t, s, workloads.ActionRestart, name, inc, pid, params, err)
+		c.chaosEvent(t, s, vocab.ActionRestart, name, inc, pid, params, err)
 		if err != nil {
 			return
 		}
 		<-done
 	} else {
-		c.chaosEvent(t, s, workloads.ActionRestart, name, 0, 0, params, nil)
+		c.chaosEvent(t, s, vocab.ActionRestart, name, 0, 0, params, nil)
 	}
 	if err := c.fleet.start(ctx, name); err != nil {
-		c.chaosEvent(time.Now(), s, workloads.ActionRestart, name, 0, 0, params, err)
+		c.chaosEvent(time.Now(), s, vocab.ActionRestart, name, 0, 0, params, err)
 	}
 }

@@ -74,7 +74,7 @@ func (p Point) CapacitySpec(file string, data []byte, saturate time.Duration) (*
 	}
 	n = min(max(n, minSaturationRecords), maxSaturationRecords)
 	unlimited := 0.0
-	if err := s.Override(workloads.Overrides{Records: n, Rate: &unlimited, ProducerOnly: true}); err != nil {
+	if err := s.Override(workloads.Overrides{Records: &n, Rate: &unlimited, ProducerOnly: true}); err != nil {
 		return nil, fmt.Errorf("point %s, capacity run: %w", p.Label(), err)
 	}
 	s.Chaos.DrainTimeout = max(s.Chaos.DrainTimeout, 3*saturate+time.Minute)

@@ -165,6 +165,7 @@ func PolicyRank(name string) int {
 const (
 	ClientConfluent = "confluent"
 	ClientFranz     = "franz"
+	ClientJava      = "java"
 )
 
 // Client is a Kafka client library a member (and possibly the producer)
@@ -185,6 +186,7 @@ var clients = []Client{
 	{Name: ClientConfluent, Library: "confluent-kafka-go (librdkafka)", Producer: true,
 		Lacks: map[string]string{Sticky: "librdkafka has no eager sticky assignor (only cooperative-sticky); run sticky on franz"}},
 	{Name: ClientFranz, Library: "franz-go", Producer: true},
+	{Name: ClientJava, Library: "kafka-clients (Apache Kafka's Java client)"},
 }
 
 // Clients returns every client, in order of preference.
