@@ -102,18 +102,18 @@ func (s *Spec) PeakRate() float64 {
 
 func (v *validator) targets() {
 	t := v.s.Targets
-	if v.s.set("targets.rate") && !(t.Rate > 0) {
-		v.errf("targets.rate", "got %v, expected a rate in records/s > 0", t.Rate)
+	if v.s.set("targets.rate") && !(t.Rate > 0 && t.Rate <= MaxRate) {
+		v.errf("targets.rate", "got %v, expected a rate in records/s > 0 and at most %d", t.Rate, MaxRate)
 	}
-	if v.s.set("targets.max_lag") && t.MaxLag < 1 {
-		v.errf("targets.max_lag", "got %d, expected a number of records >= 1", t.MaxLag)
+	if v.s.set("targets.max_lag") && (t.MaxLag < 1 || t.MaxLag > MaxRecords) {
+		v.errf("targets.max_lag", "got %d, expected a number of records from 1 to %d", t.MaxLag, int64(MaxRecords))
 	}
 	for _, f := range []struct {
 		field string
 		d     time.Duration
 	}{{"targets.max_pause", t.MaxPause}, {"targets.max_catch_up", t.MaxCatchUp}} {
-		if v.s.set(f.field) && f.d <= 0 {
-			v.errf(f.field, "got %v, expected a duration > 0", f.d)
+		if v.s.set(f.field) && (f.d <= 0 || f.d > MaxDuration) {
+			v.errf(f.field, "got %v, expected a duration > 0 and at most %v", f.d, MaxDuration)
 		}
 	}
 	if pr := t.Production; pr != nil {

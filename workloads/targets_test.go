@@ -30,7 +30,10 @@ targets:
 	for name, c := range map[string]struct{ src, want string }{
 		"zero rate":          {"duration: 1m\ntargets:\n  rate: 0\n", "w.yaml:3: targets.rate: got 0, expected a rate in records/s > 0"},
 		"unlimited rate":     {"duration: 1m\ntargets:\n  rate: unlimited\n", `w.yaml:3: targets.rate: got "unlimited", expected a rate in records/s (a number > 0)`},
-		"zero lag":           {"duration: 1m\ntargets:\n  max_lag: 0\n", "w.yaml:3: targets.max_lag: got 0, expected a number of records >= 1"},
+		"zero lag":           {"duration: 1m\ntargets:\n  max_lag: 0\n", "w.yaml:3: targets.max_lag: got 0, expected a number of records from 1 to 10000000000"},
+		"huge rate":          {"duration: 1m\ntargets:\n  rate: 1e12\n", "w.yaml:3: targets.rate: got 1e+12, expected a rate in records/s > 0 and at most 10000000"},
+		"huge lag":           {"duration: 1m\ntargets:\n  max_lag: 99999999999999\n", "w.yaml:3: targets.max_lag: got 99999999999999, expected a number of records from 1 to 10000000000"},
+		"year-long pause":    {"duration: 1m\ntargets:\n  max_pause: 8760h\n", "w.yaml:3: targets.max_pause: got 8760h0m0s, expected a duration > 0 and at most 24h0m0s"},
 		"bare pause":         {"duration: 1m\ntargets:\n  max_pause: 10\n", "w.yaml:3: targets.max_pause: got number 10, expected a duration with a unit"},
 		"negative catch-up":  {"duration: 1m\ntargets:\n  max_catch_up: -1s\n", "w.yaml:3: targets.max_catch_up: got -1s, expected a duration > 0"},
 		"production half":    {"duration: 1m\ntargets:\n  production: {members: 10}\n", "w.yaml:3: targets.production: expected both members and partitions"},
