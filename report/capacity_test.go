@@ -152,6 +152,13 @@ func TestCapacityReport(t *testing.T) {
 	if strings.Contains(before, "(model)|") || strings.Contains(before, "(model) |") {
 		t.Error("a model row before the model section")
 	}
+	// Nor a model column: no table before it names a model in its header.
+	lines := strings.Split(before, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "|") && strings.HasPrefix(lines[i+1], "|---") && strings.Contains(lines[i], "model") {
+			t.Errorf("a model column before the model section: %s", lines[i])
+		}
+	}
 	charts := mermaidBlocks(s)
 	if len(charts) != 2 {
 		t.Errorf("%d charts, want one per series (2)", len(charts))
