@@ -156,26 +156,26 @@ func (f *targetFlags) any() bool { return len(f.set) > 0 }
 // apply returns t with the flags given over it, each checked.
 func (f *targetFlags) apply(t workloads.Targets) (workloads.Targets, error) {
 	if f.set["rate"] {
-		if !(f.rate > 0) {
-			return t, fmt.Errorf("--rate %v: expected a rate in records/s > 0", f.rate)
+		if !(f.rate > 0 && f.rate <= workloads.MaxRate) {
+			return t, fmt.Errorf("--rate %v: expected a rate in records/s > 0 and at most %d", f.rate, workloads.MaxRate)
 		}
 		t.Rate = f.rate
 	}
 	if f.set["max-lag"] {
-		if f.maxLag < 1 {
-			return t, fmt.Errorf("--max-lag %d: expected a number of records >= 1", f.maxLag)
+		if f.maxLag < 1 || f.maxLag > workloads.MaxRecords {
+			return t, fmt.Errorf("--max-lag %d: expected a number of records from 1 to %d", f.maxLag, int64(workloads.MaxRecords))
 		}
 		t.MaxLag = f.maxLag
 	}
 	if f.set["max-pause"] {
-		if f.maxPause <= 0 {
-			return t, fmt.Errorf("--max-pause %v: expected a duration > 0, e.g. 10s", f.maxPause)
+		if f.maxPause <= 0 || f.maxPause > workloads.MaxDuration {
+			return t, fmt.Errorf("--max-pause %v: expected a duration > 0 and at most %v, e.g. 10s", f.maxPause, workloads.MaxDuration)
 		}
 		t.MaxPause = f.maxPause
 	}
 	if f.set["max-catch-up"] {
-		if f.maxCatchUp <= 0 {
-			return t, fmt.Errorf("--max-catch-up %v: expected a duration > 0, e.g. 1m", f.maxCatchUp)
+		if f.maxCatchUp <= 0 || f.maxCatchUp > workloads.MaxDuration {
+			return t, fmt.Errorf("--max-catch-up %v: expected a duration > 0 and at most %v, e.g. 1m", f.maxCatchUp, workloads.MaxDuration)
 		}
 		t.MaxCatchUp = f.maxCatchUp
 	}

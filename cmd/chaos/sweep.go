@@ -149,8 +149,8 @@ type plannedRun struct {
 
 // newSweepPlan reads the workload and the flags into a new sweep's plan.
 func newSweepPlan(f *sweepFlags, file string) (*sweepPlan, error) {
-	if f.repeat < 1 {
-		return nil, cli.Usagef("--repeat %d: expected >= 1", f.repeat)
+	if f.repeat < 1 || f.repeat > maxRepeat {
+		return nil, cli.Usagef("--repeat %d: expected 1 to %d", f.repeat, maxRepeat)
 	}
 	if f.saturate < time.Second || f.saturate > time.Hour {
 		return nil, cli.Usagef("--saturate %v: expected a duration from 1s to 1h", f.saturate)

@@ -182,7 +182,28 @@ func Grid(spec *workloads.Spec, given []Dim) ([]Dim, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("nothing to vary: expected at least one --vary NAME=V1,V2,... (%s)", strings.Join(dims, ", "))
 	}
+	n := 1
+	for _, d := range out {
+		if n *= len(d.Values); n > MaxPoints {
+			return nil, fmt.Errorf("the grid has more than %d points (%s): expected at most %d, each point is two runs of the workload", MaxPoints, gridSizes(out), MaxPoints)
+		}
+	}
 	return out, nil
+}
+
+// MaxPoints bounds a grid's points: each is two runs of the workload (a
+// capacity run and a target run) of a minute or so, and a sweep of a
+// thousand points already holds a host for days.
+const MaxPoints = 1000
+
+// gridSizes renders each dimension's number of values: members 4 x
+// partitions 3.
+func gridSizes(grid []Dim) string {
+	parts := make([]string, len(grid))
+	for i, d := range grid {
+		parts[i] = fmt.Sprintf("%s %d", d.Name, len(d.Values))
+	}
+	return strings.Join(parts, " x ")
 }
 
 // Points returns every point of the grid: the product of the dimensions,
