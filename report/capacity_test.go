@@ -221,3 +221,20 @@ func checkMermaidBarLine(t *testing.T, chart string) {
 		}
 	}
 }
+
+// A point without a target run says why: skipped by the sweep when its
+// capacity is below the sweep's target rate, otherwise not finished.
+func TestNoTargetRun(t *testing.T) {
+	c := &Capacity{Table: &SweepTable{Sweep: &sweep.Record{Targets: workloads.Targets{Rate: 300}}}}
+	below := &Config{Row: &SweepRow{}, Capacity: SpreadOf([]float64{156})}
+	if got, want := c.noTargetRun(below), "not run: sustains 156 records/s, below the sweep's target rate 300"; got != want {
+		t.Errorf("below the rate: %q, want %q", got, want)
+	}
+	above := &Config{Row: &SweepRow{}, Capacity: SpreadOf([]float64{387})}
+	if got := c.noTargetRun(above); got != "not finished" {
+		t.Errorf("above the rate: %q", got)
+	}
+	if got := c.noTargetRun(&Config{Row: &SweepRow{}}); got != "not finished" {
+		t.Errorf("no capacity measured: %q", got)
+	}
+}

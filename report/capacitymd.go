@@ -586,8 +586,18 @@ func (c *Capacity) mdRuns(e *section) {
 	e.heading("Runs")
 	var rows [][]string
 	for _, cf := range c.Configs {
-		rows = append(rows, []string{cf.Row.Point.Name, cmpOr(cf.Row.CapacityRun, "not finished"), cmpOr(cf.Row.TargetRun, "not finished")})
+		rows = append(rows, []string{cf.Row.Point.Name, cmpOr(cf.Row.CapacityRun, "not finished"), cmpOr(cf.Row.TargetRun, c.noTargetRun(cf))})
 	}
 	e.table("lll", []string{"point", "capacity run", "target run"}, rows)
 	e.para("Definitions: docs/capacity.md. Each run folder is a normal run: `chaos report` reads it.")
+}
+
+// noTargetRun says why a point has no target run: the sweep skips the
+// points whose capacity run sustained less than its target rate (they
+// cannot meet it); any other is not finished.
+func (c *Capacity) noTargetRun(cf *Config) string {
+	if sw := c.Table.Sweep; sw != nil && sw.Targets.Rate > 0 && cf.Capacity.N > 0 && cf.Capacity.Median < sw.Targets.Rate {
+		return fmt.Sprintf("not run: sustains %s records/s, below the sweep's target rate %s", fmtRate(cf.Capacity.Median), fmtRate(sw.Targets.Rate))
+	}
+	return "not finished"
 }
