@@ -19,7 +19,7 @@ bench-member: build kafka-fetch
 # local broker (or BOOTSTRAP=host:port): members 1 to 4 over 3 and 6
 # partitions, each driven to saturation and run at the target rate with a
 # crash and a rolling deploy, then the capacity report (capacity.md,
-# capacity.html). About 12 minutes on two cores. CAPACITY_FLAGS: e.g.
+# capacity.html). About 10 minutes on two cores. CAPACITY_FLAGS: e.g.
 # --repeat 3, --rate 250, --resume results/<sweep> (with CAPACITY_VARY=).
 CAPACITY_WORKLOAD ?= workloads/capacity.yaml
 CAPACITY_VARY     ?= --vary members=1,2,3,4 --vary partitions=3,6
