@@ -198,8 +198,14 @@ func run(o options) error {
 			f    func(measurement) float64
 		}{{"records/s", measurement.rate}, {"records per CPU-second", measurement.perCPUSec}} {
 			mem, bar := pick("member", metric.f), pick("bare", metric.f)
-			fmt.Printf("  %-9s %-23s member %s   bare %s   member/bare %.3f (harness cost %.1f%%)\n", client, metric.name,
-				spread(mem), spread(bar), median(mem)/median(bar), 100*(1-median(mem)/median(bar)))
+			// Each round's pair ran back to back: their ratio shows how
+			// much of the spread the two sides share (the host's load).
+			var ratios []float64
+			for i := range min(len(mem), len(bar)) {
+				ratios = append(ratios, mem[i]/bar[i])
+			}
+			fmt.Printf("  %-9s %-23s member %s   bare %s   member/bare %.3f (harness cost %.1f%%), per round %s\n", client, metric.name,
+				spread(mem), spread(bar), median(mem)/median(bar), 100*(1-median(mem)/median(bar)), spreadRatio(ratios))
 		}
 	}
 	return nil
@@ -387,4 +393,12 @@ func spread(xs []float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.0f [%.0f – %.0f]", median(xs), slices.Min(xs), slices.Max(xs))
+}
+
+// spreadRatio renders ratios as their median [min – max].
+func spreadRatio(xs []float64) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f [%.3f – %.3f]", median(xs), slices.Min(xs), slices.Max(xs))
 }
