@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -114,6 +115,9 @@ type state struct {
 	// done is process's scratch map: the next offset of each partition in
 	// the batch being processed.
 	done map[int32]int64
+	// overrun is how much longer than intended the processing of a batch
+	// ran, for the probe.
+	overrun overrun
 
 	mu          sync.Mutex
 	owned       map[int32]bool
@@ -166,15 +170,17 @@ func (s *state) assigned(ps []int32, gen int32, memberID string) {
 }
 
 // removed records partitions taken from the member (revoked or lost) and
-// forgets their uncommitted offsets.
+// forgets their uncommitted offsets. Its event is written under the lock
+// the processing of a record takes (process): no record of a partition
+// given up is written after it.
 func (s *state) removed(kind history.Kind, ps []int32, gen int32) {
 	s.mu.Lock()
 	for _, p := range ps {
 		delete(s.owned, p)
 		delete(s.uncommitted, p)
 	}
-	s.mu.Unlock()
 	s.append(&history.Event{Kind: kind, Topic: s.cfg.Topic, Partitions: sortedParts(ps), Gen: gen})
+	s.mu.Unlock()
 	if err := s.flush(); err != nil {
 		s.logf("history flush: %v", err)
 	}
@@ -216,6 +222,15 @@ func (s *state) filterOwned(batch []record) []record {
 // own cost per record, which bench-member measures against a bare
 // consumer, stays small beside the client's.
 //
+// A record is processed only while the member owns its partition: a
+// revocation that lands while the batch is processed drops the rest of
+// the partition's records (they were never processed; their next owner
+// gets them). The ownership check and the record's event are one step
+// under the member's lock, the lock removed takes to give partitions up,
+// so a revocation comes wholly before a record (which is dropped) or
+// after it (its revoked event follows the record's in the file: both are
+// appended in that order, and the file receives them in it).
+//
 // The costs run on a schedule: each record is done when the batch's
 // start plus the costs so far is due, not when its own wait ends. A
 // wait ends late on a busy host (a 5 ms sleep takes 7 when the cores are
@@ -225,21 +240,29 @@ func (s *state) filterOwned(batch []record) []record {
 // host's. A member frozen by a pause step resumes at its normal pace, not
 // with the rest of its batch for free: its SIGCONT starts the schedule
 // again from the moment it resumes, and no more lateness than carryOf
-// its cost is ever made up.
+// its cost is ever made up. What the schedule did not make up is the
+// batch's overrun, which the probe reports.
 func (s *state) process(ctx context.Context, batch []record) error {
+	start := time.Now()
+	var intended time.Duration
+	defer func() { s.overrun.add(time.Since(start) - intended) }()
 	// The processed offsets join the uncommitted ones once their events
 	// are flushed, after the loop: nothing commits while a batch is being
 	// processed.
 	clear(s.done)
-	sched := schedule{due: time.Now(), carry: carryOf(s.cfg.Processing.Cost)}
+	sched := schedule{due: start, carry: carryOf(s.cfg.Processing.Cost)}
 	s.resumed.Store(false)
 	for i := range batch {
 		r := &batch[i]
+		if !s.owns(r.partition) {
+			continue
+		}
 		d := s.cfg.Processing.Sample(s.rng)
 		if st := s.stall.Swap(0); st > 0 {
 			s.logf("stalling %s (slow)", time.Duration(st))
 			d += time.Duration(st)
 		}
+		intended += d
 		if d > 0 {
 			if err := s.flush(); err != nil {
 				return err
@@ -252,18 +275,16 @@ func (s *state) process(ctx context.Context, batch []record) error {
 				break
 			}
 		}
-		s.append(&history.Event{
-			Kind: history.Processed, Partition: r.partition, Offset: r.offset,
-			Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
-		})
-		s.done[r.partition] = r.offset + 1
+		s.processed(r)
 	}
 	if err := s.flush(); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	for p, off := range s.done {
-		s.uncommitted[p] = off
+		if s.owned[p] { // not given up while the batch was processed
+			s.uncommitted[p] = off
+		}
 	}
 	s.mu.Unlock()
 	return nil
@@ -295,6 +316,21 @@ func (s *schedule) restart(now time.Time) { s.due = now }
 // most a second.
 func carryOf(cost time.Duration) time.Duration {
 	return min(max(50*cost, 20*time.Millisecond), time.Second)
+}
+
+// processed writes r's processed event if the member still owns its
+// partition, and notes its offset for the end of the batch (process).
+func (s *state) processed(r *record) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.owned[r.partition] {
+		return
+	}
+	s.append(&history.Event{
+		Kind: history.Processed, Partition: r.partition, Offset: r.offset,
+		Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
+	})
+	s.done[r.partition] = r.offset + 1
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.
@@ -448,6 +484,14 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	if err := s.flush(); err != nil {
 		return err
 	}
+	// The member's probe (the host check): its own stalls, and how much
+	// longer than intended its processing ran.
+	pctx, stopProbe := context.WithCancel(context.Background())
+	probeDone := make(chan struct{})
+	go func() {
+		defer close(probeDone)
+		probe.Run(pctx, probe.Options{Sink: hist, Extra: s.overrun.take})
+	}()
 	defer s.watchResume()()
 	switch cfg.Client {
 	case vocab.ClientFranz:
@@ -455,6 +499,8 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	default:
 		err = runConfluent(ctx, s)
 	}
+	stopProbe()
+	<-probeDone
 	if cerr := hist.Close(); err == nil {
 		err = cerr
 	}
@@ -479,4 +525,35 @@ func (s *state) stopping() {
 	if err := s.flush(); err != nil {
 		s.logf("history flush: %v", err)
 	}
+}
+
+// overrun keeps the longest time a batch's processing ran beyond the
+// processing it intended (the sampled costs, a slow step's stall
+// included): the part of the gap between two polls that the member did
+// not mean, a stall of the host or of the process. The probe takes it
+// once a second (probe.Options.Extra).
+type overrun struct {
+	mu  sync.Mutex
+	max time.Duration
+	any bool
+}
+
+func (o *overrun) add(d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.max = max(o.max, d)
+	o.any = true
+}
+
+// take returns the longest overrun since the last call, as
+// poll_overrun_max_ms (nothing when no batch was processed).
+func (o *overrun) take() map[string]float64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.any {
+		return nil
+	}
+	v := float64(o.max) / 1e6
+	o.max, o.any = 0, false
+	return map[string]float64{"poll_overrun_max_ms": v}
 }
