@@ -311,7 +311,7 @@ func (c *Capacity) knee(s *Series) {
 			s.Why = fmt.Sprintf("the hottest partition: it carries %s of the records and one member takes %s records/s, so no group can exceed %s records/s (one member's rate over the hottest share)",
 				pct(cf.HottestShare), fmtRate(c1), fmtRate(c1/cf.HottestShare))
 		case cf.MaxMemberShare > 0 && c1 > 0 && c1/cf.MaxMemberShare <= (1+PhysicsTolerance)*cf.Capacity.Median:
-			s.Why = fmt.Sprintf("the busiest member: its partitions carry %s of the records, so the group cannot exceed one member's rate over that share, %s records/s", pct(cf.MaxMemberShare), fmtRate(c1/cf.MaxMemberShare))
+			s.Why = fmt.Sprintf("the busiest member: it processed %s of the records (the assignment put several partitions on it), so the group cannot exceed one member's rate over that share, %s records/s", pct(cf.MaxMemberShare), fmtRate(c1/cf.MaxMemberShare))
 		default:
 			s.Why = "neither the partition count nor the hottest partition: the members are not the bottleneck (look at the host's CPU and the broker)"
 		}
@@ -446,9 +446,10 @@ func (c *Capacity) recommend() {
 // physics checks the measurements against what physics allows: one
 // member with one record in flight and processing cost c takes 1/c
 // records/s; a group can take no more than one member's rate over the
-// share of the traffic its busiest member's partitions carry, which, when
-// the hottest partition's owner owns nothing else, is (1/c)/h whatever
-// the group's size.
+// share of the records its busiest member processed, nor over the
+// hottest partition's share h (a partition is processed one record at a
+// time, whoever owns it): when the hottest partition's owner owns
+// nothing else, both are (1/c)/h whatever the group's size.
 func (c *Capacity) physics() {
 	cost := c.Table.ProcessingCostMs / 1000
 	if cost <= 0 || c.Spec.Consumer.Processing.Distribution != workloads.CostFixed || c.MemberRate.N == 0 {
@@ -467,11 +468,19 @@ func (c *Capacity) physics() {
 		if cf.Capacity.N == 0 || cf.MaxMemberShare <= 0 {
 			continue
 		}
+		// A partition is processed one record at a time whoever owns it:
+		// when it moved between members during the run, the busiest
+		// member's share can fall below the hottest partition's, which
+		// still bounds the group.
+		bound := math.Max(cf.MaxMemberShare, cf.HottestShare)
 		what := fmt.Sprintf("%s: the group against (1/cost) / the busiest member's share (%s)", cf.Name(), pct(cf.MaxMemberShare))
-		if math.Abs(cf.MaxMemberShare-cf.HottestShare) < 0.005 {
+		switch {
+		case math.Abs(cf.MaxMemberShare-cf.HottestShare) < 0.005:
 			what = fmt.Sprintf("%s: the group against (1/cost) / the hottest partition's share h = %s (its owner owns nothing else)", cf.Name(), pct(cf.HottestShare))
+		case cf.HottestShare > cf.MaxMemberShare:
+			what = fmt.Sprintf("%s: the group against (1/cost) / the hottest partition's share h = %s (it moved between members: the busiest processed %s)", cf.Name(), pct(cf.HottestShare), pct(cf.MaxMemberShare))
 		}
-		c.Physics = append(c.Physics, c.physicsCheck(what, cf.Capacity.Median, perMember/cf.MaxMemberShare, []string{cf.Row.CapacityRun}))
+		c.Physics = append(c.Physics, c.physicsCheck(what, cf.Capacity.Median, perMember/bound, []string{cf.Row.CapacityRun}))
 	}
 }
 

@@ -238,3 +238,30 @@ func TestNoTargetRun(t *testing.T) {
 		t.Errorf("no capacity measured: %q", got)
 	}
 }
+
+// A hottest partition that moved between members during the capacity
+// run leaves the busiest member a smaller share than the partition's; the
+// partition, processed one record at a time whoever owns it, still bounds
+// the group: the physics check holds the group to (1/c)/h, not to the
+// busiest member's share.
+func TestPhysicsHottestPartitionMoved(t *testing.T) {
+	tab, spec := capacityTable(t)
+	last := &tab.Rows[len(tab.Rows)-1] // 6 members, 8 partitions, h = 40%
+	for i := range last.Capacity {
+		last.Capacity[i].MaxMemberShare = 0.3
+	}
+	c := JudgeCapacity(t.TempDir(), tab, spec, workloads.Targets{Rate: 150})
+	found := false
+	for _, p := range c.Physics {
+		if !strings.HasPrefix(p.What, "cooperative-sticky, 6 members, 8 partitions") {
+			continue
+		}
+		found = true
+		if math.Abs(p.Expected-250) > 1e-9 || !p.OK || !strings.Contains(p.What, "it moved between members: the busiest processed 30.0%") {
+			t.Errorf("%s: physics %.1f (want 100 / 0.4 = 250), ok %v", p.What, p.Expected, p.OK)
+		}
+	}
+	if !found {
+		t.Error("no physics check of the 6-member point")
+	}
+}

@@ -393,7 +393,7 @@ func (c *Capacity) mdPhysics(e *section) {
 		return
 	}
 	e.heading("Physics check")
-	e.para("With a processing cost c and one record in flight, a member takes 1/c records/s; a group cannot exceed one member's rate over the share of the traffic its busiest member carries, and when the hottest partition's owner owns nothing else that is (1/c)/h whatever the group's size. Close means within %.0f%%.", 100*PhysicsTolerance)
+	e.para("With a processing cost c and one record in flight, a member takes 1/c records/s; a group cannot exceed one member's rate over the share of the records its busiest member processed, nor over the hottest partition's share h (a partition is processed one record at a time, whoever owns it), and when the hottest partition's owner owns nothing else both are (1/c)/h whatever the group's size. Close means within %.0f%%.", 100*PhysicsTolerance)
 	var rows [][]string
 	busy := 0.0
 	for _, p := range c.Physics {
