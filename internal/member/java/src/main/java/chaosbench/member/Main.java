@@ -207,7 +207,13 @@ public final class Main {
         try {
             status[0] = m.run();
         } catch (IOException | RuntimeException e) {
-            m.logf("%s", Member.describe(e));
+            // "Failed to construct kafka consumer" says nothing of why: the
+            // innermost cause does.
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            m.logf("%s", Member.describe(e) + (root == e ? "" : " (cause: " + Member.describe(root) + ")"));
             status[0] = configError(e) ? 2 : 1;
         }
         try {
