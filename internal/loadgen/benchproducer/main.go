@@ -49,6 +49,9 @@ type measurement struct {
 	// its start to its exit: start-up, connection, sending, closing. Only
 	// the producer's: the broker is another process.
 	cpu time.Duration
+	// startup is the CPU time of a one-record run of the same contestant
+	// just before.
+	startup time.Duration
 }
 
 func main() {
@@ -230,9 +233,7 @@ producer:
 
 	// A warm-up run of each contestant, not counted: the broker's first
 	// idempotent producer waits for its coordinator to load, and the JVM
-	// and page cache warm up. Then a one-record run of each: the CPU a
-	// process spends whatever it sends (start-up, connecting, closing).
-	startup := map[string]time.Duration{}
+	// and page cache warm up.
 	for _, tool := range tools {
 		if strings.HasPrefix(tool, "raw-") {
 			continue
@@ -240,56 +241,61 @@ producer:
 		if _, err := one(tool, "bench-warmup-"+tool, min(records, 50000)); err != nil {
 			return fmt.Errorf("warm-up, %s: %w", tool, err)
 		}
-		m, err := one(tool, "bench-startup-"+tool, 1)
-		if err != nil {
-			return fmt.Errorf("one-record run, %s: %w", tool, err)
-		}
-		startup[tool] = m.cpu
 	}
 
+	// Every round runs each contestant once, the order rotating, each run
+	// preceded by a one-record run of the same contestant: the CPU a
+	// process spends whatever it sends (start-up, connecting, closing),
+	// so that the CPU of sending alone is known too.
 	var ms []measurement
 	for round := 1; round <= rounds; round++ {
 		k := (round - 1) % len(tools)
 		order := append(append([]string(nil), tools[k:]...), tools[:k]...)
 		for _, tool := range order {
+			var startup time.Duration
+			if !strings.HasPrefix(tool, "raw-") {
+				m, err := one(tool, fmt.Sprintf("bench-startup-%s-%d", tool, round), 1)
+				if err != nil {
+					return fmt.Errorf("round %d, %s, one record: %w", round, tool, err)
+				}
+				startup = m.cpu
+			}
 			m, err := one(tool, fmt.Sprintf("bench-%s-%d", tool, round), records)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
 			}
-			m.round = round
+			m.round, m.startup = round, startup
 			ms = append(ms, m)
-			fmt.Printf("round %d  %-30s %9.0f records/s  %6.2f MB/s  CPU %6.2fs  %9.0f records/CPU-s\n",
-				round, label(m.tool), m.recordsPerSec, m.mbPerSec, m.cpu.Seconds(), perCPU(m, records))
+			fmt.Printf("round %d  %-30s %9.0f records/s  %6.2f MB/s  CPU %6.2fs (1 record: %5.2fs)  %9.0f records/CPU-s  %9.0f net\n",
+				round, label(m.tool), m.recordsPerSec, m.mbPerSec, m.cpu.Seconds(), m.startup.Seconds(), perCPU(m, records), perCPUNet(m, records))
 		}
 	}
 
 	rate := func(m measurement) float64 { return m.recordsPerSec }
 	cpuRate := func(m measurement) float64 { return perCPU(m, records) }
+	netRate := func(m measurement) float64 { return perCPUNet(m, records) }
 	fmt.Printf("\nover %d rounds: median [min - max]; load average %s\n", rounds, loadavg())
-	fmt.Printf("  %-30s %-30s %-30s %s\n", "", "records/s", "records per CPU-second", "start-up CPU (1-record run)")
+	fmt.Printf("  %-30s %-26s %-26s %-26s %s\n", "", "records/s", "records per CPU-second", "net of the 1-record run", "CPU of a 1-record run")
 	for _, tool := range tools {
-		st := "-"
-		if d, ok := startup[tool]; ok {
-			st = fmt.Sprintf("%.2fs", d.Seconds())
-		}
-		fmt.Printf("  %-30s %-30s %-30s %s\n", label(tool), spread(values(ms, tool, rate), "%.0f"), spread(values(ms, tool, cpuRate), "%.0f"), st)
+		fmt.Printf("  %-30s %-26s %-26s %-26s %s\n", label(tool), spread(values(ms, tool, rate), "%.0f"), spread(values(ms, tool, cpuRate), "%.0f"),
+			spread(values(ms, tool, netRate), "%.0f"), spread(values(ms, tool, func(m measurement) float64 { return m.startup.Seconds() }), "%.2fs"))
 	}
 	// Ratios are taken round by round, each run against ProducerPerformance's
 	// run of the same round: both met the same neighbours, or nearly.
 	fmt.Printf("\nratio to ProducerPerformance, round by round: median [min - max]\n")
-	fmt.Printf("  %-30s %-24s %s\n", "", "records/s", "records per CPU-second")
+	fmt.Printf("  %-30s %-22s %-22s %s\n", "", "records/s", "records per CPU-second", "net of the 1-record run")
 	for _, tool := range tools {
 		if tool == "java" {
 			continue
 		}
-		fmt.Printf("  %-30s %-24s %s\n", label(tool), spread(ratios(ms, tool, rate), "%.2f"), spread(ratios(ms, tool, cpuRate), "%.2f"))
+		fmt.Printf("  %-30s %-22s %-22s %s\n", label(tool), spread(ratios(ms, tool, rate), "%.2f"), spread(ratios(ms, tool, cpuRate), "%.2f"), spread(ratios(ms, tool, netRate), "%.2f"))
 	}
 	if bins["base"] != "" {
 		fmt.Printf("\nratio to the baseline loadgen, round by round: median [min - max]\n")
 		for _, client := range clients {
-			fmt.Printf("  %-30s %-24s %s\n", label("loadgen-"+client),
-				spread(ratiosTo(ms, "loadgen-"+client, "base-"+client, rate), "%.2f"),
-				spread(ratiosTo(ms, "loadgen-"+client, "base-"+client, cpuRate), "%.2f"))
+			a, b := "loadgen-"+client, "base-"+client
+			fmt.Printf("  %-30s %-22s %-22s %s\n", label(a), spread(ratiosTo(ms, a, b, rate), "%.2f"),
+				spread(ratiosTo(ms, a, b, cpuRate), "%.2f"), spread(ratiosTo(ms, a, b, netRate), "%.2f"))
 		}
 	}
 	return nil
@@ -300,6 +306,15 @@ func perCPU(m measurement, records int) float64 {
 		return 0
 	}
 	return float64(records) / m.cpu.Seconds()
+}
+
+// perCPUNet is records per CPU-second of sending alone: the run's CPU less
+// that of the one-record run before it (none for the in-process ceiling).
+func perCPUNet(m measurement, records int) float64 {
+	if d := m.cpu - m.startup; d > 0 {
+		return float64(records) / d.Seconds()
+	}
+	return 0
 }
 
 // values returns f of every run of tool, in round order.
