@@ -157,9 +157,9 @@ type Producer struct {
 	// outstanding counts the records handed to the client and not yet
 	// reported. When it reaches MaxOutstanding the sender sets waiting
 	// and sleeps on room, which a report sends to once outstanding is
-	// down to resumeAt: one wake-up per so many reports, not one per
-	// report, which would hand the CPU back and forth between the
-	// sender and the reports at every record.
+	// down to resumeAt (a 64th below): one wake-up per so many reports,
+	// not one per report, which would hand the CPU back and forth
+	// between the sender and the reports at every record.
 	outstanding atomic.Int64
 	waiting     atomic.Bool
 	room        chan struct{}
@@ -226,7 +226,7 @@ func New(cfg Config) (*Producer, error) {
 		value:    Value(s),
 		proc:     []byte(cfg.Proc),
 		room:     make(chan struct{}, 1),
-		resumeAt: int64(cfg.MaxOutstanding - max(cfg.MaxOutstanding/8, 1)),
+		resumeAt: int64(cfg.MaxOutstanding - max(cfg.MaxOutstanding/64, 1)),
 	}
 	if ks.Len() <= keyCacheMax {
 		p.keyNames = make([]string, ks.Len())
