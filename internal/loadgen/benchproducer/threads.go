@@ -90,7 +90,8 @@ func (t *threadCPU) end() {
 }
 
 // write writes the CPU per thread group, largest first, with each
-// group's share of total.
+// group's share of total; groups that used no CPU are left out. Linux
+// keeps 15 bytes of a thread's name.
 func (t *threadCPU) write(w io.Writer, total time.Duration) {
 	groups := map[string]int64{}
 	for _, th := range t.ticks {
@@ -103,6 +104,9 @@ func (t *threadCPU) write(w io.Writer, total time.Duration) {
 	slices.SortFunc(names, func(a, b string) int { return int(groups[b] - groups[a]) })
 	fmt.Fprintf(w, "CPU %.2fs (rusage); by thread (sampled):\n", total.Seconds())
 	for _, n := range names {
+		if groups[n] == 0 {
+			continue
+		}
 		d := time.Duration(groups[n]) * clockTick
 		fmt.Fprintf(w, "  %-34s %6.2fs  %5.1f%%\n", n, d.Seconds(), 100*d.Seconds()/max(total.Seconds(), 1e-9))
 	}
