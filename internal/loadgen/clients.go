@@ -174,12 +174,24 @@ func (c *confluent) reports() {
 			if err := e.TopicPartition.Error; err != nil {
 				c.p.deliver(r, -1, err, confluentAmbiguous(err))
 			} else {
-				c.p.deliver(r, int64(e.TopicPartition.Offset), nil, false)
+				c.p.deliver(r, knownOffset(e.TopicPartition.Offset), nil, false)
 			}
 		case kafka.Error:
 			fmt.Fprintf(c.p.cfg.Log, "%s: confluent producer: %v\n", time.Now().Format(time.RFC3339Nano), e)
 		}
 	}
+}
+
+// knownOffset is a delivered record's offset, or -1 when librdkafka
+// acknowledged the record without one: it reports such records (seen
+// around a partition count change) at kafka.OffsetInvalid, -1001, which is
+// no offset and outside what a history may hold. The record was written;
+// where is unknown, as franz-go's -1 says for the same case.
+func knownOffset(o kafka.Offset) int64 {
+	if o < 0 {
+		return -1
+	}
+	return int64(o)
 }
 
 // confluentAmbiguous says whether a failed record may nonetheless have
