@@ -321,8 +321,9 @@ func (d *decoder) decodeSpec(root *yaml.Node, s *Spec) {
 				"config": func(v *yaml.Node, f string) { s.Broker.Config = d.properties(v, f) },
 			})
 		},
-		"chaos":  func(v *yaml.Node, f string) { d.chaos(v, f, &s.Chaos) },
-		"expect": func(v *yaml.Node, f string) { d.expect(v, f, &s.Expect) },
+		"chaos":   func(v *yaml.Node, f string) { d.chaos(v, f, &s.Chaos) },
+		"expect":  func(v *yaml.Node, f string) { d.expect(v, f, &s.Expect) },
+		"targets": func(v *yaml.Node, f string) { d.targets(v, f, &s.Targets) },
 	})
 }
 

@@ -145,6 +145,7 @@ func (s *Spec) applyDefaults() {
 	if !s.set("chaos.drain_timeout") {
 		s.Chaos.DrainTimeout = DefaultDrainTimeout
 	}
+	s.applyTargetDefaults()
 }
 
 // applyTopicDefaults fills in the topic and the records written to it

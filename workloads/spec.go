@@ -41,6 +41,9 @@ type Spec struct {
 	Clients []string `json:"clients,omitempty"`
 	Broker  Broker   `json:"broker"`
 	Chaos   Chaos    `json:"chaos"`
+	// Targets are what the group must achieve, for capacity sweeps
+	// (targets.go).
+	Targets Targets `json:"targets"`
 	// Expect states what physics predicts of the run, metric by metric,
 	// for the scenario reports to check (`chaos scenarios`).
 	Expect []Expectation `json:"expect,omitempty"`

@@ -38,6 +38,7 @@ func (s *Spec) Validate() error {
 	v.matrix()
 	v.broker()
 	v.chaos()
+	v.targets()
 	v.expect()
 	return p.err()
 }

@@ -83,6 +83,7 @@ func TestDefaults(t *testing.T) {
 		CommitPolicies: []string{"sync-batch"},
 		Broker:         Broker{Brokers: 1, Config: map[string]string{}},
 		Chaos:          Chaos{DrainTimeout: 60 * time.Second},
+		Targets:        Targets{Rate: 1000},
 	}
 	got := *s
 	got.File, got.pos, got.plan = "", nil, nil

@@ -84,7 +84,7 @@ func TestEveryHelp(t *testing.T) {
 	for _, sub := range []string{"fetch", "up", "down", "status"} {
 		cmds = append(cmds, []string{chaos, "cluster", sub})
 	}
-	for _, name := range []string{"run", "partition", "plan"} {
+	for _, name := range []string{"run", "partition", "plan", "sample"} {
 		cmds = append(cmds, []string{loadgen, name})
 	}
 	cmds = append(cmds, []string{chaos}, []string{loadgen})

@@ -58,6 +58,14 @@ func TestRunJavaBadInput(t *testing.T) {
 			[]string{"fetch.max.wait.ms", "soon"}},
 		{"missing-class", `interceptor.classes: no.such.Interceptor`, nil,
 			[]string{"interceptor.classes", "no.such.Interceptor"}},
+		// librdkafka's connection-level names are translated for java;
+		// what has no Java counterpart is refused, naming the client.
+		{"no-verification", `security.protocol: SSL, enable.ssl.certificate.verification: "false"`, nil,
+			[]string{"-X enable.ssl.certificate.verification=false: client java", "always verifies"}},
+		{"ca-folder", `security.protocol: SSL, ssl.ca.location: "` + dir + `"`, nil,
+			[]string{"-X ssl.ca.location=" + dir + ": client java: a folder"}},
+		{"oidc", `security.protocol: SASL_SSL, sasl.mechanism: OAUTHBEARER, sasl.oauthbearer.method: oidc`, nil,
+			[]string{"-X sasl.oauthbearer.method=oidc: client java"}},
 		{"no-jvm", "", map[string]string{"JAVA_HOME": filepath.Join(dir, "nojdk")},
 			[]string{"--client java needs Java 17 or newer", "nojdk"}},
 		{"old-jvm", "", map[string]string{"JAVA_HOME": oldJava},

@@ -12,14 +12,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/kafkatest"
+	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // marker is the secret of TestSecuredCluster: the user's password, the
@@ -35,14 +39,15 @@ func TestSecuredCluster(t *testing.T) {
 	sc := kafkatest.Secured(t, "alice", marker)
 
 	// Each mechanism, on each client, at the connection level.
-	for _, tc := range []struct{ listener, mechanism string }{
+	mechanisms := []struct{ listener, mechanism string }{
 		{kafkatest.ListenerSSL, ""},
 		{kafkatest.ListenerSASLSSL, "SCRAM-SHA-512"},
 		{kafkatest.ListenerSASL, "PLAIN"},
 		{kafkatest.ListenerSASL, "SCRAM-SHA-256"},
 		{kafkatest.ListenerSASL, "SCRAM-SHA-512"},
 		{kafkatest.ListenerSASL, "OAUTHBEARER"},
-	} {
+	}
+	for _, tc := range mechanisms {
 		name := tc.listener + "/" + tc.mechanism
 		bootstrap := sc.ListenerBootstrap(t, tc.listener)
 		props := sc.Props(tc.listener, tc.mechanism)
@@ -63,6 +68,24 @@ func TestSecuredCluster(t *testing.T) {
 			confluentMetadata(t, bootstrap, props, true)
 		})
 	}
+	// The java client: a java member per mechanism, the six at once (a
+	// JVM's start is the cost), each joining a group of its own and
+	// getting the topic's partitions.
+	t.Run("connect/java", func(t *testing.T) {
+		kafkatest.RequireJava(t)
+		chaosBin, _ := testBinaries(t)
+		topic := securedTopic(t, sc)
+		for _, tc := range mechanisms {
+			bootstrap := sc.ListenerBootstrap(t, tc.listener)
+			props := sc.Props(tc.listener, tc.mechanism)
+			t.Run(tc.listener+"/"+tc.mechanism, func(t *testing.T) {
+				t.Parallel()
+				if err := javaMemberJoins(chaosBin, bootstrap, topic, props); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	})
 	// And the checks are real: a wrong password, an unknown authority fail.
 	t.Run("refused", func(t *testing.T) {
 		wrong := sc.Props(kafkatest.ListenerSASLSSL, "SCRAM-SHA-512")
@@ -79,6 +102,23 @@ func TestSecuredCluster(t *testing.T) {
 			cancel()
 			confluentMetadata(t, bootstrap, props, false)
 		}
+		// A java member with either fails, and says why.
+		kafkatest.RequireJava(t)
+		chaosBin, _ := testBinaries(t)
+		topic := securedTopic(t, sc)
+		var wg sync.WaitGroup
+		for listener, props := range map[string]kafkaconf.Props{kafkatest.ListenerSASLSSL: wrong, kafkatest.ListenerSSL: untrusted} {
+			bootstrap := sc.ListenerBootstrap(t, listener)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := javaMemberJoins(chaosBin, bootstrap, topic, props)
+				if err == nil || !strings.Contains(err.Error(), "exited") {
+					t.Errorf("java member reached %s with %v: %v", listener, props.Redacted(), err)
+				}
+			}()
+		}
+		wg.Wait()
 	})
 
 	t.Run("commands", func(t *testing.T) { securedCommands(t, sc) })
@@ -88,7 +128,7 @@ func TestSecuredCluster(t *testing.T) {
 // run, chaos bench, loadgen run, chaos cluster status) against the secured
 // cluster as an external one, the secret given with -X to some and in a
 // file (-F) to the others, covering TLS with a client certificate and
-// SCRAM-SHA-512 over TLS on both member clients and both producer
+// SCRAM-SHA-512 over TLS on the three member clients and both producer
 // clients. Then the marker is looked for everywhere: every file under the
 // results, every command's output, and, while they ran, the command line
 // of every process but the command itself (whose -X the user typed).
@@ -111,7 +151,7 @@ consumer:
   heartbeat_interval: 1s
   max_poll_interval: 30s
 strategies: [range]
-clients: [confluent, franz]
+clients: [confluent, franz, java]
 chaos: {drain_timeout: 30s}
 `, name, producer)
 		if err := os.WriteFile(path, []byte(w), 0o644); err != nil {
@@ -156,12 +196,14 @@ chaos: {drain_timeout: 30s}
 			t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(kafkaconf.RedactArgs(args), " "), err, out)
 		}
 	}
-	// SCRAM over TLS: members on both clients, the franz producer; the
-	// password on the command line.
+	// SCRAM over TLS: members on the three clients, the franz producer;
+	// the password on the command line.
 	run(chaosBin, append([]string{"run", "--results", results, "--bootstrap", scramAt, workload("scram", "franz")}, xFlags(scram)...)...)
-	// TLS with a client certificate: members on both clients, the
+	// TLS with a client certificate: members on the three clients, the
 	// confluent producer; the key's password in a file; flags after the
-	// workload, as a Kafka user would type them.
+	// workload, as a Kafka user would type them. The java members get the
+	// key decrypted (kafkaconf.JavaProps): the marker must not be on
+	// their command lines either.
 	run(chaosBin, "bench", workload("tls", "confluent"), "--results", results, "--bootstrap", tlsAt, "-F", tlsFile)
 	// The producers alone, each on the other listener.
 	run(loadgenBin, append([]string{"run", "--out", filepath.Join(results, "loadgen-scram"), "--bootstrap", scramAt, "--quiet", "--records", "200",
@@ -191,8 +233,8 @@ chaos: {drain_timeout: 30s}
 		}
 		return nil
 	})
-	if cells != 4 {
-		t.Errorf("%d cells, want 4", cells)
+	if cells != 6 {
+		t.Errorf("%d cells, want 6", cells)
 	}
 	// run.json records the command line, the secret masked.
 	runs, _ := filepath.Glob(filepath.Join(results, "*-scram", "run.json"))
@@ -224,6 +266,97 @@ chaos: {drain_timeout: 30s}
 		return nil
 	})
 	t.Logf("%d files under the results, and the output of 5 commands, checked", files)
+}
+
+// securedTopic creates a topic of three partitions for the java members.
+func securedTopic(t *testing.T, sc *kafkatest.SecuredCluster) string {
+	t.Helper()
+	topic := kafkatest.Name(t, "topic")
+	adm, err := cluster.NewAdmin(sc.Bootstrap(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cluster.CreateTopic(ctx, adm, topic, 3, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	return topic
+}
+
+// javaMemberJoins runs a java member (chaos member --client java, as the
+// driver starts one: the secret properties in its environment) in a group
+// of its own, and returns nil once it has been assigned the topic's
+// partitions and has stopped gracefully; an error if it exits before,
+// with its log, or if it takes a minute.
+func javaMemberJoins(chaosBin, bootstrap, topic string, props kafkaconf.Props) error {
+	dir, err := os.MkdirTemp("", "chaosbench-secure-java-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg := member.Defaults()
+	cfg.Name, cfg.HistoryDir, cfg.Bootstrap, cfg.Topic = "m1", dir, bootstrap, topic
+	cfg.Group = "secure-" + filepath.Base(dir)
+	cfg.Client, cfg.Strategy, cfg.Props = vocab.ClientJava, vocab.Range, props
+	cfg.SessionTimeout, cfg.HeartbeatInterval = 6*time.Second, time.Second
+	cmd := exec.Command(chaosBin, append([]string{"member"}, cfg.Args()...)...)
+	cmd.Env = append(os.Environ(), cfg.Env()...)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	hist := filepath.Join(dir, history.FileName(cfg.Name, cfg.Inc))
+	deadline := time.After(time.Minute)
+	for {
+		select {
+		case err := <-done:
+			return fmt.Errorf("the java member exited before it was assigned partitions (%v):\n%s", err, log.String())
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			<-done
+			return fmt.Errorf("the java member was not assigned partitions within a minute:\n%s", log.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if assigned(hist) {
+			break
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("the java member's graceful stop: %v\n%s", err, log.String())
+		}
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("the java member did not stop within 30s of SIGTERM:\n%s", log.String())
+	}
+}
+
+// assigned reports whether a history file has an assigned event with
+// partitions.
+func assigned(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Kind       string  `json:"kind"`
+			Partitions []int32 `json:"partitions"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Kind == string(history.Assigned) && len(e.Partitions) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // stillHolds reports whether a process's command line still holds the

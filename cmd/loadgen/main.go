@@ -5,6 +5,7 @@
 //	loadgen run WORKLOAD          produce a workload's traffic (the producer side of a run)
 //	loadgen partition KEY...      which partition each key goes to
 //	loadgen plan WORKLOAD         predicted load per partition; keys moved when partitions grow
+//	loadgen sample --topic T      a topic's keys as a workload's keys section
 package main
 
 import (
@@ -28,6 +29,7 @@ var commands = map[string]command{
 	"run":       {"produce a workload's traffic against a Kafka cluster, recording every delivery", runCommand},
 	"partition": {"print the partition of each key under a partitioner", partitionCommand},
 	"plan":      {"predict the traffic per partition, and the keys moved when partitions are added", planCommand},
+	"sample":    {"sample an existing topic's keys into a workload's keys section", sampleCommand},
 }
 
 func usage(w io.Writer) {
@@ -36,6 +38,7 @@ func usage(w io.Writer) {
   run WORKLOAD                                   produce a workload's traffic against a Kafka cluster
   partition --partitioner NAME --partitions N KEY...   print each key and its partition
   plan WORKLOAD                                  predicted share of traffic per partition; keys moved by partition growth
+  sample --bootstrap HOST:PORT --topic T         a topic's keys as a workload's keys section (read-only, no group)
   version                                        the versions of chaosbench, Go, the client libraries and Kafka (also --version)
 
 Run `+"`loadgen COMMAND -h`"+` for a command's flags.

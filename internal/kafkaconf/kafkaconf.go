@@ -4,9 +4,10 @@
 // secrets need not be typed on a command line.
 //
 // The same properties drive every client chaosbench runs: confluent-kafka-go
-// takes them as they are (librdkafka speaks Kafka's names), and franz-go gets
+// takes them as they are (librdkafka speaks Kafka's names), franz-go gets
 // the connection-level subset (security protocol, SASL, TLS) translated into
-// kgo options (franz.go). A property a client cannot honour is an error
+// kgo options (franz.go), and Kafka's Java client gets that subset
+// translated from librdkafka's names into its own (java.go). A property a client cannot honour is an error
 // naming the property and the client, never silently dropped. Which
 // properties are secret, and so never recorded or printed in clear, is
 // decided in one place, IsSecret (secret.go).

@@ -4,7 +4,8 @@
 //
 //	4  cmd/chaos, cmd/loadgen, the benchmark commands
 //	3  internal/runner (the chaos driver), report, internal/kafkatest
-//	2  internal/check, internal/cluster, internal/member, internal/loadgen, internal/cli
+//	2  internal/check, internal/cluster, internal/member, internal/loadgen, internal/cli,
+//	   internal/sweep
 //	1  workloads, assign, internal/kafkaconf, internal/launcher, internal/probe
 //	0  internal/vocab, internal/history, internal/runfolder, internal/pace,
 //	   internal/partitioner, internal/keygen, internal/version, internal/procutil,
@@ -12,7 +13,8 @@
 //
 // And the pure core (the vocabulary, the history format, the run folder's
 // records, pacing, partitioners and key generators, workloads, the
-// assignment models, the checkers and the reports) imports nothing that
+// assignment models, the checkers, the sweeps' measurements and the
+// reports) imports nothing that
 // can reach a Kafka client, a Docker engine or the network, not even
 // through another package: a result can be analysed and reported on a
 // machine with none of them, years later.

@@ -21,12 +21,12 @@ var layer = map[string]int{
 	"workloads": 1, "assign": 1, "internal/kafkaconf": 1, "internal/launcher": 1, "internal/probe": 1,
 
 	"internal/check": 2, "internal/check/synth": 2, "internal/cluster": 2, "internal/member": 2,
-	"internal/loadgen": 2, "internal/cli": 2,
+	"internal/loadgen": 2, "internal/cli": 2, "internal/sweep": 2,
 
 	"internal/runner": 3, "report": 3, "internal/kafkatest": 3,
 
 	"cmd/chaos": 4, "cmd/loadgen": 4, "internal/check/synth/benchanalyze": 4,
-	"internal/loadgen/benchproducer": 4, "assign/javabench": 4,
+	"internal/loadgen/benchproducer": 4, "assign/javabench": 4, "internal/member/benchmember": 4,
 }
 
 // pure are the packages that must not reach a Kafka client, Docker or the
@@ -34,7 +34,7 @@ var layer = map[string]int{
 var pure = []string{
 	"internal/vocab", "internal/history", "internal/runfolder", "internal/pace",
 	"internal/partitioner", "internal/keygen", "internal/schema", "internal/clip", "workloads", "assign",
-	"internal/check", "internal/check/synth", "report",
+	"internal/check", "internal/check/synth", "report", "internal/sweep",
 }
 
 // reaches reports whether an imported package (module packages relative)

@@ -48,3 +48,20 @@ func TestAmbiguousErrors(t *testing.T) {
 		}
 	}
 }
+
+// A delivered record's offset as librdkafka reports it, as the history
+// takes it: no offset (kafka.OffsetInvalid and the other logical offsets)
+// is -1, which a history holds; a real offset stays.
+func TestKnownOffset(t *testing.T) {
+	for _, c := range []struct {
+		in   kafka.Offset
+		want int64
+	}{
+		{kafka.OffsetInvalid, -1}, {kafka.OffsetEnd, -1}, {kafka.OffsetBeginning, -1},
+		{0, 0}, {1, 1}, {1 << 39, 1 << 39},
+	} {
+		if got := knownOffset(c.in); got != c.want {
+			t.Errorf("knownOffset(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}

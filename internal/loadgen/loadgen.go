@@ -152,13 +152,22 @@ type Producer struct {
 
 	start   time.Time
 	startNs int64
-	tokens  chan struct{}
 
 	sent, acked, errs, ambiguous atomic.Int64
-	outstanding                  atomic.Int64
-	failed                       atomic.Pointer[error]
+	// outstanding counts the records handed to the client and not yet
+	// reported. When it reaches MaxOutstanding the sender sets waiting
+	// and sleeps on room, which a report sends to once outstanding is
+	// down to resumeAt (a 64th below): one wake-up per so many reports,
+	// not one per report, which would hand the CPU back and forth
+	// between the sender and the reports at every record.
+	outstanding atomic.Int64
+	waiting     atomic.Bool
+	room        chan struct{}
+	resumeAt    int64
+	failed      atomic.Pointer[error]
 
-	mu        sync.Mutex // guards what follows
+	mu        sync.Mutex    // guards what follows
+	ev        history.Event // the event being appended, reused
 	lat       *latency
 	perPart   []int64
 	lastAcked int64
@@ -214,9 +223,10 @@ func New(cfg Config) (*Producer, error) {
 	}
 	p := &Producer{
 		cfg: cfg, spec: s, topic: cfg.Topic, keys: ks, gen: gen, part: part, sched: sched,
-		value:  Value(s),
-		proc:   []byte(cfg.Proc),
-		tokens: make(chan struct{}, cfg.MaxOutstanding),
+		value:    Value(s),
+		proc:     []byte(cfg.Proc),
+		room:     make(chan struct{}, 1),
+		resumeAt: int64(cfg.MaxOutstanding - max(cfg.MaxOutstanding/64, 1)),
 	}
 	if ks.Len() <= keyCacheMax {
 		p.keyNames = make([]string, ks.Len())
@@ -290,9 +300,10 @@ type outRecord struct {
 // client is a Kafka client library seen from the producer.
 type client interface {
 	name() string
-	// produce hands a record to the client. key and the headers are only
-	// read during the call. A returned error means the record was not
-	// taken (and will not be reported).
+	// produce hands a record to the client. r, key and the headers are
+	// only read during the call: a client keeps its own copies. A
+	// returned error means the record was not taken (and will not be
+	// reported).
 	produce(r *outRecord, key []byte, headers *headerValues) error
 	// awaitPartitions returns once the client knows n partitions of the
 	// topic. Before the first record it also serves as the client's
@@ -464,24 +475,18 @@ func (p *Producer) send(ctx context.Context, c client) (interrupted bool, err er
 
 		k, seq := p.gen.Next()
 		key = p.keys.Append(key[:0], k)
-		r := &outRecord{key: k, seq: seq, partition: p.part.Partition(key, parts), intended: p.startNs + int64(at)}
-		select {
-		case p.tokens <- struct{}{}:
-		default:
-			select {
-			case p.tokens <- struct{}{}:
-			case <-ctx.Done():
-				return true, nil
-			}
+		r := outRecord{key: k, seq: seq, partition: p.part.Partition(key, parts), intended: p.startNs + int64(at)}
+		if !p.awaitRoom(ctx) {
+			return true, nil
 		}
 		hv.seq = strconv.AppendInt(hv.seq[:0], seq, 10)
 		hv.intended = strconv.AppendInt(hv.intended[:0], r.intended, 10)
 		p.outstanding.Add(1)
 		p.sent.Add(1)
 		r.sent = p.now()
-		if err := c.produce(r, key, &hv); err != nil {
+		if err := c.produce(&r, key, &hv); err != nil {
 			// Not taken: no report will come. Record it as failed now.
-			p.deliver(r, -1, fmt.Errorf("produce: %w", err), false)
+			p.deliver(&r, -1, fmt.Errorf("produce: %w", err), false)
 		}
 	}
 }
@@ -490,7 +495,11 @@ func (p *Producer) send(ctx context.Context, c client) (interrupted bool, err er
 // report goroutines.
 func (p *Producer) deliver(r *outRecord, offset int64, err error, ambiguous bool) {
 	ack := p.now()
-	ev := history.Event{
+	p.mu.Lock()
+	// The sink encodes the event before Append returns: one event, reused
+	// under the lock, rather than one allocated per record.
+	ev := &p.ev
+	*ev = history.Event{
 		Kind: history.Produced, T: ack, Topic: p.topic,
 		Partition: r.partition, Offset: offset,
 		Key: p.keyName(r.key), Seq: r.seq, IntendedT: r.intended, SentT: r.sent,
@@ -500,8 +509,7 @@ func (p *Producer) deliver(r *outRecord, offset int64, err error, ambiguous bool
 		ev.Err = err.Error()
 		ev.Ambiguous = ambiguous
 	}
-	p.mu.Lock()
-	if aerr := p.cfg.History.Append(&ev); aerr != nil && p.failed.Load() == nil {
+	if aerr := p.cfg.History.Append(ev); aerr != nil && p.failed.Load() == nil {
 		e := fmt.Errorf("history: %w", aerr)
 		p.failed.Store(&e)
 	}
@@ -520,8 +528,36 @@ func (p *Producer) deliver(r *outRecord, offset int64, err error, ambiguous bool
 			p.ambiguous.Add(1)
 		}
 	}
-	p.outstanding.Add(-1)
-	<-p.tokens
+	if p.outstanding.Add(-1) <= p.resumeAt && p.waiting.Load() && p.waiting.CompareAndSwap(true, false) {
+		select {
+		case p.room <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// awaitRoom returns once fewer than MaxOutstanding records await their
+// reports (true), or when ctx ends (false). A report that brings the count
+// down to resumeAt while the sender waits wakes it: the sender publishes
+// that it waits before it checks the count again, so either it sees the
+// room or a report sees it waiting. A stale wake-up only makes it check
+// again.
+func (p *Producer) awaitRoom(ctx context.Context) bool {
+	limit := int64(p.cfg.MaxOutstanding)
+	for p.outstanding.Load() >= limit {
+		p.waiting.Store(true)
+		if p.outstanding.Load() < limit {
+			p.waiting.Store(false)
+			return true
+		}
+		select {
+		case <-p.room:
+		case <-ctx.Done():
+			p.waiting.Store(false)
+			return false
+		}
+	}
+	return true
 }
 
 // ticker flushes the history every 100 ms and, every second, closes a

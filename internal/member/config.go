@@ -265,11 +265,13 @@ func (c *Config) validate() error {
 	// about to make the real one, which says the same, and a restart
 	// should not wait for two. The java client's member checks its
 	// properties itself when it starts (CheckClient would start a JVM to
-	// do it).
+	// do it), after their translation into Java's names, checked here.
 	if c.Client != vocab.ClientJava {
 		if err := checkClient(c.Client, c.Strategy, c.Static, c.Props, false); err != nil {
 			errs = append(errs, err)
 		}
+	} else if _, err := c.Props.JavaProps(); err != nil {
+		errs = append(errs, err) // what the JVM would never see
 	}
 	return errors.Join(errs...)
 }

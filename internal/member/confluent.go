@@ -167,7 +167,7 @@ func (m *confluentMember) pollBatch(batch []record) ([]record, error) {
 			r := record{partition: e.TopicPartition.Partition, offset: int64(e.TopicPartition.Offset),
 				key: string(e.Key), recordT: e.Timestamp.UnixNano()}
 			for _, h := range e.Headers {
-				r.setHeader(h.Key, h.Value)
+				r.setHeader(h.Key, h.Value, &m.producers)
 			}
 			batch = append(batch, r)
 		case kafka.OffsetsCommitted:

@@ -139,10 +139,29 @@ func runFranz(ctx context.Context, s *state) error {
 	return runErr
 }
 
-// clientOpts are the client's options: the -X properties, the group, the
-// strategy's balancer, the timings and the commit policy's auto-commit.
+// clientOpts are the member's client options: franzGroupOpts, with the
+// callbacks that record the member's assignments and auto-commits.
 func (m *franzMember) clientOpts() ([]kgo.Opt, error) {
-	cfg := m.cfg
+	opts, err := franzGroupOpts(m.cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts,
+		kgo.OnPartitionsAssigned(m.onAssigned),
+		kgo.OnPartitionsRevoked(m.onRevoked),
+		kgo.OnPartitionsLost(m.onLost),
+	)
+	if m.cfg.autoCommit() {
+		opts = append(opts, kgo.AutoCommitCallback(m.onAutoCommit))
+	}
+	return opts, nil
+}
+
+// franzGroupOpts are the settings of a franz-go member's client: the -X
+// properties, the group, the strategy's balancer, the timings and the
+// commit policy's auto-commit. The bare consumer of the harness-overhead
+// benchmark (bare.go) takes the same.
+func franzGroupOpts(cfg *Config) ([]kgo.Opt, error) {
 	opts, err := cfg.Props.FranzOpts()
 	if err != nil {
 		return nil, err
@@ -166,9 +185,6 @@ func (m *franzMember) clientOpts() ([]kgo.Opt, error) {
 		// client, where revocation happens inside poll().
 		kgo.BlockRebalanceOnPoll(),
 		kgo.RebalanceTimeout(cfg.MaxPollInterval),
-		kgo.OnPartitionsAssigned(m.onAssigned),
-		kgo.OnPartitionsRevoked(m.onRevoked),
-		kgo.OnPartitionsLost(m.onLost),
 	)
 	if vocab.IsConsumerProtocol(cfg.Strategy) {
 		opts = append(opts, kgo.ServerSideBalancer())
@@ -180,9 +196,9 @@ func (m *franzMember) clientOpts() ([]kgo.Opt, error) {
 	}
 	switch cfg.Policy {
 	case vocab.PolicyAuto:
-		opts = append(opts, kgo.AutoCommitInterval(cfg.AutoCommitInterval), kgo.AutoCommitCallback(m.onAutoCommit))
+		opts = append(opts, kgo.AutoCommitInterval(cfg.AutoCommitInterval))
 	case vocab.PolicyAutoAfterProcess:
-		opts = append(opts, kgo.AutoCommitMarks(), kgo.AutoCommitInterval(cfg.AutoCommitInterval), kgo.AutoCommitCallback(m.onAutoCommit))
+		opts = append(opts, kgo.AutoCommitMarks(), kgo.AutoCommitInterval(cfg.AutoCommitInterval))
 	default:
 		opts = append(opts, kgo.DisableAutoCommit())
 	}
@@ -205,7 +221,7 @@ func (m *franzMember) pollBatch(ctx context.Context, batch []record) (_ []record
 	fs.EachRecord(func(r *kgo.Record) {
 		rec := record{partition: r.Partition, offset: r.Offset, key: string(r.Key), recordT: r.Timestamp.UnixNano()}
 		for _, h := range r.Headers {
-			rec.setHeader(h.Key, h.Value)
+			rec.setHeader(h.Key, h.Value, &m.producers)
 		}
 		batch = append(batch, rec)
 	})

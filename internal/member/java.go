@@ -289,9 +289,14 @@ func execJava(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	// The properties by Kafka's Java names (kafkaconf.JavaProps); the
+	// secret ones go on in the environment, as they came (ReadEnv cleared
+	// the variable from this process's own), with those the translation
+	// makes (a JAAS configuration, a client key).
+	if cfg.Props, err = cfg.Props.JavaProps(); err != nil {
+		return &configError{err} // validate checked it: a file changed since
+	}
 	argv := j.Command(cfg.Args()...)
-	// The secret properties go on in the environment, as they came
-	// (ReadEnv cleared the variable from this process's own).
 	err = syscall.Exec(j.Java, argv, append(javaEnv(), cfg.Env()...))
 	return fmt.Errorf("exec %s: %w", j.Java, err)
 }
@@ -300,8 +305,9 @@ func execJava(cfg Config) error {
 // in this process: chaos run checks every java cell, and most share one.
 var javaChecks sync.Map // key -> error (nil stored as a nil error value)
 
-// checkJava checks a java member's configuration: the JVM, the build, and
-// then the Java program itself, in its --check mode, which reads the
+// checkJava checks a java member's configuration: its properties'
+// translation into Java's names (kafkaconf.JavaProps), the JVM, the build,
+// and then the Java program itself, in its --check mode, which reads the
 // configuration as a member would and has Kafka's client validate the
 // properties without connecting anywhere.
 func checkJava(strategy string, static bool, props kafkaconf.Props) error {
@@ -323,6 +329,10 @@ func checkJava(strategy string, static bool, props kafkaconf.Props) error {
 }
 
 func runJavaCheck(strategy string, static bool, props kafkaconf.Props) error {
+	props, err := props.JavaProps()
+	if err != nil {
+		return err
+	}
 	j, err := BuildJava(context.Background(), os.Stderr)
 	if err != nil {
 		return err

@@ -8,11 +8,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
@@ -39,16 +41,58 @@ type record struct {
 	recordT   int64
 }
 
-// setHeader fills the record's fields from one of its headers.
-func (r *record) setHeader(key string, value []byte) {
+// setHeader fills the record's fields from one of its headers. It reads
+// them without allocating (a run has one or a few producers, whose names
+// are kept once in names): it runs for every header of every record, the
+// harness's own cost that bench-member measures.
+func (r *record) setHeader(key string, value []byte, names *[]string) {
 	switch key {
 	case HeaderProducer:
-		r.producer = string(value)
+		r.producer = intern(names, value)
 	case HeaderSeq:
-		r.seq, _ = strconv.ParseInt(string(value), 10, 64)
+		r.seq = parseInt(value)
 	case HeaderIntendedT:
-		r.intendedT, _ = strconv.ParseInt(string(value), 10, 64)
+		r.intendedT = parseInt(value)
 	}
+}
+
+// intern returns the string of b from names, adding it the first time.
+func intern(names *[]string, b []byte) string {
+	for _, n := range *names {
+		if n == string(b) {
+			return n
+		}
+	}
+	n := string(b)
+	if len(*names) < 64 {
+		*names = append(*names, n)
+	}
+	return n
+}
+
+// parseInt reads a decimal integer, as strconv.ParseInt does, without
+// converting the bytes to a string; 0 when they are not one (a record of
+// another producer).
+func parseInt(b []byte) int64 {
+	if len(b) == 0 || len(b) > 19 {
+		n, _ := strconv.ParseInt(string(b), 10, 64)
+		return n
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // state is what both client implementations share: the history, the
@@ -63,6 +107,14 @@ type state struct {
 	// stall is a pending processing stall (ns), set by the `slow` control
 	// command and taken by the next record processed.
 	stall atomic.Int64
+	// resumed is set when the process gets SIGCONT (the end of a pause
+	// step): process's schedule starts again from then.
+	resumed atomic.Bool
+	// producers are the producer names seen in headers (setHeader).
+	producers []string
+	// done is process's scratch map: the next offset of each partition in
+	// the batch being processed.
+	done map[int32]int64
 	// overrun is how much longer than intended the processing of a batch
 	// ran, for the probe.
 	overrun overrun
@@ -78,6 +130,7 @@ func newState(cfg *Config, hist *history.Writer, log io.Writer) *state {
 		hist:        hist,
 		log:         log,
 		rng:         rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(cfg.Inc)+1)),
+		done:        map[int32]int64{},
 		owned:       map[int32]bool{},
 		uncommitted: map[int32]int64{},
 	}
@@ -154,10 +207,20 @@ func (s *state) filterOwned(batch []record) []record {
 	return out
 }
 
-// process simulates the processing of a batch, writing (and flushing) a
-// processed event after each record (the write-ahead rule: the caller
-// commits only after this returns). It stops early, with
-// what was processed so far recorded, when ctx ends (a graceful stop).
+// process simulates the processing of a batch, writing a processed event
+// after each record, and returns once every event is flushed (the
+// write-ahead rule: the caller commits only after this returns). It stops
+// early, with what was processed so far recorded, when ctx ends (a
+// graceful stop).
+//
+// A record is processed when its event is written. The events written so
+// far are flushed before each record's processing cost is spent (and at
+// the end): a crash during the simulated work finds every record processed
+// before it on record, and their redelivery counts as the duplicates it
+// is. At zero cost a batch has no work in it to crash during, and its
+// events reach the file in one write, not one per record: the harness's
+// own cost per record, which bench-member measures against a bare
+// consumer, stays small beside the client's.
 //
 // A record is processed only while the member owns its partition: a
 // revocation that lands while the batch is processed drops the rest of
@@ -165,11 +228,30 @@ func (s *state) filterOwned(batch []record) []record {
 // gets them). The ownership check and the record's event are one step
 // under the member's lock, the lock removed takes to give partitions up,
 // so a revocation comes wholly before a record (which is dropped) or
-// after it (its revoked event follows the record's).
+// after it (its revoked event follows the record's in the file: both are
+// appended in that order, and the file receives them in it).
+//
+// The costs run on a schedule: each record is done when the batch's
+// start plus the costs so far is due, not when its own wait ends. A
+// wait ends late on a busy host (a 5 ms sleep takes 7 when the cores are
+// shared, hundreds when a member waits for a CPU), and the next records'
+// waits are shortened by as much, so that a member spends its cost per
+// record on average and the capacity it shows is the workload's, not the
+// host's. A member frozen by a pause step resumes at its normal pace, not
+// with the rest of its batch for free: its SIGCONT starts the schedule
+// again from the moment it resumes, and no more lateness than carryOf
+// its cost is ever made up. What the schedule did not make up is the
+// batch's overrun, which the probe reports.
 func (s *state) process(ctx context.Context, batch []record) error {
 	start := time.Now()
 	var intended time.Duration
 	defer func() { s.overrun.add(time.Since(start) - intended) }()
+	// The processed offsets join the uncommitted ones once their events
+	// are flushed, after the loop: nothing commits while a batch is being
+	// processed.
+	clear(s.done)
+	sched := schedule{due: start, carry: carryOf(s.cfg.Processing.Cost)}
+	s.resumed.Store(false)
 	for i := range batch {
 		r := &batch[i]
 		if !s.owns(r.partition) {
@@ -181,36 +263,74 @@ func (s *state) process(ctx context.Context, batch []record) error {
 			d += time.Duration(st)
 		}
 		intended += d
-		if d > 0 && !sleep(ctx, d) {
-			break
+		if d > 0 {
+			if err := s.flush(); err != nil {
+				return err
+			}
+			now := time.Now()
+			if s.resumed.Swap(false) {
+				sched.restart(now) // resumed after a SIGSTOP: no lateness to make up
+			}
+			if wait := sched.next(now, d); wait > 0 && !sleep(ctx, wait) {
+				break
+			}
 		}
-		if !s.processed(r) {
-			continue
-		}
-		// Each record is processed when its event is written: a crash
-		// mid-batch leaves the records processed so far on record, and
-		// their redelivery counts as the duplicates it is.
-		if err := s.flush(); err != nil {
-			return err
+		s.processed(r)
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for p, off := range s.done {
+		if s.owned[p] { // not given up while the batch was processed
+			s.uncommitted[p] = off
 		}
 	}
-	return s.flush()
+	s.mu.Unlock()
+	return nil
+}
+
+// schedule is process's schedule of processing costs.
+type schedule struct {
+	due   time.Time     // when the last record is (or was) done
+	carry time.Duration // the most lateness made up
+}
+
+// next schedules a record costing d at now and returns how long to wait
+// for it: until the last record's due time plus d, the last due time
+// being at most carry in the past.
+func (s *schedule) next(now time.Time, d time.Duration) time.Duration {
+	if lo := now.Add(-s.carry); s.due.Before(lo) {
+		s.due = lo
+	}
+	s.due = s.due.Add(d)
+	return s.due.Sub(now)
+}
+
+// restart starts the schedule again at now, whatever lateness it had: a
+// member resumed after a pause.
+func (s *schedule) restart(now time.Time) { s.due = now }
+
+// carryOf is the most lateness of the processing schedule the next
+// records make up (process): fifty records' cost, at least 20 ms and at
+// most a second.
+func carryOf(cost time.Duration) time.Duration {
+	return min(max(50*cost, 20*time.Millisecond), time.Second)
 }
 
 // processed writes r's processed event if the member still owns its
-// partition, and reports whether it did.
-func (s *state) processed(r *record) bool {
+// partition, and notes its offset for the end of the batch (process).
+func (s *state) processed(r *record) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.owned[r.partition] {
-		return false
+		return
 	}
 	s.append(&history.Event{
 		Kind: history.Processed, Partition: r.partition, Offset: r.offset,
 		Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
 	})
-	s.uncommitted[r.partition] = r.offset + 1
-	return true
+	s.done[r.partition] = r.offset + 1
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.
@@ -302,6 +422,28 @@ func (s *state) readControl(r io.Reader) {
 	}
 }
 
+// watchResume sets s.resumed each time the process gets SIGCONT (the end
+// of a pause step's SIGSTOP), until the stop it returns is called. The
+// signal reaches process through a goroutine: a record processed at the
+// very moment of the resumption may still see the old schedule, which
+// carryOf bounds.
+func (s *state) watchResume() (stop func()) {
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range cont {
+			s.resumed.Store(true)
+		}
+	}()
+	return func() {
+		signal.Stop(cont) // no delivery after it returns
+		close(cont)
+		<-done
+	}
+}
+
 // Run runs a member until ctx ends (a graceful close: the policy's final
 // commit, then leave the group) or the client fails. control carries the
 // driver's commands (may be nil); log receives the member's own log. A
@@ -350,6 +492,7 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 		defer close(probeDone)
 		probe.Run(pctx, probe.Options{Sink: hist, Extra: s.overrun.take})
 	}()
+	defer s.watchResume()()
 	switch cfg.Client {
 	case vocab.ClientFranz:
 		err = runFranz(ctx, s)

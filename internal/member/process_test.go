@@ -4,12 +4,189 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/workloads"
 )
+
+func TestHeadersParse(t *testing.T) {
+	for _, v := range []string{"0", "7", "-12", "1700000000123456789", "9223372036854775807", "-9223372036854775808"} {
+		want, _ := strconv.ParseInt(v, 10, 64)
+		if got := parseInt([]byte(v)); got != want {
+			t.Errorf("parseInt(%q) = %d, want %d", v, got, want)
+		}
+	}
+	for _, v := range []string{"", "x", "12a", "1e3"} {
+		if got := parseInt([]byte(v)); got != 0 {
+			t.Errorf("parseInt(%q) = %d, want 0", v, got)
+		}
+	}
+	var names []string
+	var r record
+	r.setHeader(HeaderProducer, []byte("producer-0"), &names)
+	a := r.producer
+	r.setHeader(HeaderProducer, []byte("producer-0"), &names)
+	r.setHeader(HeaderSeq, []byte("41"), &names)
+	r.setHeader(HeaderIntendedT, []byte("1700000000000000001"), &names)
+	if r.producer != "producer-0" || len(names) != 1 || a != names[0] || r.seq != 41 || r.intendedT != 1700000000000000001 {
+		t.Errorf("got %+v with names %v", r, names)
+	}
+}
+
+// A processed batch's offsets become uncommitted only once its events are
+// on file (the write-ahead rule), whatever the processing cost.
+func TestProcessFlushesBeforeNotingOffsets(t *testing.T) {
+	dir := t.TempDir()
+	w, err := history.Create(dir, "m1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cfg := Defaults()
+	cfg.Topic = "t"
+	s := newState(&cfg, w, io.Discard)
+	s.assigned([]int32{0, 1}, 1, "")
+	batch := []record{{partition: 0, offset: 5}, {partition: 1, offset: 9}, {partition: 0, offset: 6}}
+	if err := s.process(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := history.ReadFile(w.Path())
+	if err != nil || len(evs) != 4 {
+		t.Fatalf("%d events on file (%v), want the assignment and 3 records", len(evs), err)
+	}
+	if got := s.takeUncommitted(nil); len(got) != 2 || got[0] != 7 || got[1] != 10 {
+		t.Errorf("uncommitted %v, want 0:7 1:10", got)
+	}
+}
+
+// BenchmarkProcess is the harness's own cost per record processed at zero
+// cost, without a client: the record's headers read, its event encoded and
+// written (one write per batch), its offset noted.
+func BenchmarkProcess(b *testing.B) {
+	w, err := history.Create(b.TempDir(), "m1", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	cfg := Defaults()
+	cfg.Topic = "t"
+	s := newState(&cfg, w, io.Discard)
+	s.assigned([]int32{0, 1, 2, 3, 4, 5}, 1, "")
+	batch := make([]record, 500)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(batch) {
+		for j := range batch {
+			r := &batch[j]
+			*r = record{partition: int32(j % 6), offset: int64(i + j), key: "k000123"}
+			r.setHeader(HeaderProducer, []byte("producer-0"), &s.producers)
+			r.setHeader(HeaderSeq, []byte("123456"), &s.producers)
+			r.setHeader(HeaderIntendedT, []byte("1700000000000000000"), &s.producers)
+		}
+		if err := s.process(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+		s.takeUncommitted(nil)
+	}
+}
+
+// The processing schedule makes up a late wake-up with the next records'
+// waits, up to its carry, and no more: a frozen member resumes at its
+// normal pace.
+func TestProcessingSchedule(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	s := schedule{due: t0, carry: 20 * ms}
+	if w := s.next(t0, 5*ms); w != 5*ms {
+		t.Errorf("first wait %v, want 5ms", w)
+	}
+	// Woke 3 ms late: the next record waits 2 ms, and the schedule holds.
+	if w := s.next(t0.Add(8*ms), 5*ms); w != 2*ms {
+		t.Errorf("after a late wake-up: wait %v, want 2ms", w)
+	}
+	if w := s.next(t0.Add(10*ms), 5*ms); w != 5*ms {
+		t.Errorf("on time: wait %v, want 5ms", w)
+	}
+	// Frozen for a second: at most the carry (20 ms) is made up, then the
+	// pace is normal again.
+	now := t0.Add(1015 * ms)
+	if w := s.next(now, 5*ms); w != -15*ms {
+		t.Errorf("after a freeze: wait %v, want -15ms (none)", w)
+	}
+	for i := range 3 {
+		now = now.Add(0) // processed at once while behind
+		if w := s.next(now, 5*ms); w != time.Duration(-10+5*i)*ms {
+			t.Errorf("catching up, record %d: wait %v", i, w)
+		}
+	}
+}
+
+// A member resumed after a pause step starts its schedule again: the
+// lateness of the freeze is not made up at all, where a late wake-up's is.
+func TestProcessingScheduleRestart(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	s := schedule{due: t0, carry: carryOf(5 * ms)}
+	s.next(t0, 5*ms)
+	now := t0.Add(3 * time.Second)
+	s.restart(now)
+	for i := range 3 {
+		if w := s.next(now.Add(time.Duration(5*i)*ms), 5*ms); w != 5*ms {
+			t.Errorf("record %d after the resumption: wait %v, want 5ms", i, w)
+		}
+	}
+}
+
+// The carry is fifty records' cost, within [20 ms, 1 s]: a member that
+// waited a quarter of a second for a CPU at 5 ms a record makes it up.
+func TestCarryOf(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct{ cost, want time.Duration }{
+		{0, 20 * ms}, {100 * time.Microsecond, 20 * ms}, {ms, 50 * ms},
+		{5 * ms, 250 * ms}, {20 * ms, time.Second}, {time.Minute, time.Second},
+	} {
+		if got := carryOf(c.cost); got != c.want {
+			t.Errorf("carryOf(%v) = %v, want %v", c.cost, got, c.want)
+		}
+	}
+}
+
+// A SIGCONT to the process sets resumed, which process reads before its
+// next wait; after stop, none does.
+func TestWatchResume(t *testing.T) {
+	cfg := Defaults()
+	cfg.Topic = "t"
+	w, err := history.Create(t.TempDir(), "m1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s := newState(&cfg, w, io.Discard)
+	stop := s.watchResume()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !s.resumed.Load() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if !s.resumed.Swap(false) {
+		t.Fatal("no resumption seen after SIGCONT")
+	}
+	stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if s.resumed.Load() {
+		t.Error("a resumption seen after stop")
+	}
+}
 
 // TestRevokedMidBatchIsDropped revokes a partition while a batch holding
 // its records is being processed, from another goroutine (as franz-go's

@@ -42,6 +42,14 @@ type Options struct {
 	// Cluster selects the cluster; the workload's broker settings are added
 	// to a local one's.
 	Cluster cluster.Options
+	// Open, if not nil, is a cluster already open to run on instead of
+	// opening one from Cluster: Run leaves it open. A capacity sweep runs
+	// all its points on one cluster.
+	Open cluster.Cluster
+	// RunDir, if set, is the run folder to create (its parent must exist,
+	// it must not): a sweep names each point's run. Default: a new
+	// <UTC time>-<workload> folder under ResultsDir.
+	RunDir string
 	// Binary is the chaos binary members run as (default: this program).
 	Binary string
 	// Out receives the plan, the progress lines and the end summary.
@@ -153,7 +161,13 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 
 	started := time.Now()
 	stamp := runStamp(started)
-	dir, err := runfolder.NewRunDir(o.ResultsDir, o.Spec.Name, started)
+	dir := o.RunDir
+	if dir != "" {
+		// Created, never reused: an existing folder is an error.
+		err = os.Mkdir(dir, 0o755)
+	} else {
+		dir, err = runfolder.NewRunDir(o.ResultsDir, o.Spec.Name, started)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -178,15 +192,18 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 
 	fmt.Fprintf(o.Out, "results: %s\n", dir)
 	start := time.Now()
-	c, err := cluster.Open(ctx, clusterOptions(&o, dir))
-	if err != nil {
-		return res, fmt.Errorf("cluster: %w", err)
-	}
-	defer func() {
-		if cerr := c.Close(context.Background()); cerr != nil && err == nil {
-			err = fmt.Errorf("stop cluster: %w", cerr)
+	c := o.Open
+	if c == nil {
+		c, err = cluster.Open(ctx, clusterOptions(&o, dir))
+		if err != nil {
+			return res, fmt.Errorf("cluster: %w", err)
 		}
-	}()
+		defer func() {
+			if cerr := c.Close(context.Background()); cerr != nil && err == nil {
+				err = fmt.Errorf("stop cluster: %w", cerr)
+			}
+		}()
+	}
 	info, err := c.Info(ctx)
 	if err != nil {
 		return res, fmt.Errorf("cluster: %w", err)
@@ -246,6 +263,18 @@ func newRunRecord(o *Options) runfolder.Run {
 	}
 	run.PartialReason = "incomplete: running, or ended without finishing (killed)"
 	return run
+}
+
+// ClusterOptions are the cluster options Run opens its cluster with, its
+// node logs going to logDir: for a caller that opens the cluster itself
+// (Options.Open) for several runs of one workload.
+func (o *Options) ClusterOptions(logDir string) cluster.Options {
+	copts := clusterOptions(o, "")
+	copts.Local.LogDir = logDir
+	if o.Cluster.Local.LogDir != "" {
+		copts.Local.LogDir = o.Cluster.Local.LogDir
+	}
+	return copts
 }
 
 // clusterOptions are the run's cluster options: the workload's broker

@@ -12,17 +12,26 @@ import (
 )
 
 // confluentCeiling measures confluent-kafka-go alone, without loadgen:
-// the same keyed records as loadgen's, with and without loadgen's three
-// headers, a bare delivery-report loop and nothing recorded. It tells how
-// much of loadgen's rate the client library itself allows.
-func confluentCeiling(bootstrap, topic string, records, partitions, valueSize, linger, batch int, headers bool) (float64, error) {
+// the same keyed records as loadgen's, with no header, with the three
+// values of loadgen's headers in one header, or with loadgen's three
+// headers; a bare delivery-report loop and nothing recorded. It tells how
+// much of loadgen's rate the client library itself allows. Its CPU time is
+// this whole process's over the run (the admin client idles meanwhile).
+func confluentCeiling(bootstrap, topic string, records, partitions, valueSize, linger, batch, headers int) (measurement, error) {
+	cpu0 := selfCPU()
+	m, err := confluentCeilingRate(bootstrap, topic, records, partitions, valueSize, linger, batch, headers)
+	m.cpu = selfCPU() - cpu0
+	return m, err
+}
+
+func confluentCeilingRate(bootstrap, topic string, records, partitions, valueSize, linger, batch, headers int) (measurement, error) {
 	p, err := kafka.NewProducer(&kafka.ConfigMap{
 		"bootstrap.servers": bootstrap, "acks": "-1", "enable.idempotence": true,
 		"linger.ms": linger, "batch.size": batch, "go.delivery.report.fields": "none",
 		"queue.buffering.max.messages": 300000, "go.logs.channel.enable": true,
 	})
 	if err != nil {
-		return 0, err
+		return measurement{}, err
 	}
 	defer p.Close()
 	go func() {
@@ -30,7 +39,7 @@ func confluentCeiling(bootstrap, topic string, records, partitions, valueSize, l
 		}
 	}()
 	if _, err := p.GetMetadata(&topic, false, 10000); err != nil {
-		return 0, err
+		return measurement{}, err
 	}
 	tokens := make(chan struct{}, 100000)
 	done := make(chan error, 1)
@@ -55,6 +64,7 @@ func confluentCeiling(bootstrap, topic string, records, partitions, valueSize, l
 	value := make([]byte, valueSize)
 	msg := kafka.Message{TopicPartition: kafka.TopicPartition{Topic: &topic}, Value: value}
 	hs := []kafka.Header{{Key: loadgen.HeaderProducer, Value: []byte("producer-0")}, {Key: loadgen.HeaderSeq}, {Key: loadgen.HeaderIntendedT}}
+	one := []kafka.Header{{Key: "cb"}}
 	var key []byte
 	start := time.Now()
 	for i := 0; i < records; i++ {
@@ -62,10 +72,17 @@ func confluentCeiling(bootstrap, topic string, records, partitions, valueSize, l
 		key = fmt.Appendf(key[:0], "k%06d", i%10000)
 		msg.Key = key
 		msg.TopicPartition.Partition = partitioner.Murmur2Partitioner.Partition(key, int32(partitions))
-		if headers {
+		switch headers {
+		case 3:
 			hs[1].Value = strconv.AppendInt(hs[1].Value[:0], int64(i/10000), 10)
 			hs[2].Value = strconv.AppendInt(hs[2].Value[:0], time.Now().UnixNano(), 10)
 			msg.Headers = hs
+		case 1:
+			v := append(one[0].Value[:0], "producer-0 "...)
+			v = strconv.AppendInt(v, int64(i/10000), 10)
+			v = append(v, ' ')
+			one[0].Value = strconv.AppendInt(v, time.Now().UnixNano(), 10)
+			msg.Headers = one
 		}
 		for {
 			err := p.Produce(&msg, nil)
@@ -73,13 +90,13 @@ func confluentCeiling(bootstrap, topic string, records, partitions, valueSize, l
 				break
 			}
 			if ke, ok := err.(kafka.Error); !ok || ke.Code() != kafka.ErrQueueFull {
-				return 0, err
+				return measurement{}, err
 			}
 			time.Sleep(100 * time.Microsecond)
 		}
 	}
 	if err := <-done; err != nil {
-		return 0, err
+		return measurement{}, err
 	}
-	return float64(records) / time.Since(start).Seconds(), nil
+	return measurement{recordsPerSec: float64(records) / time.Since(start).Seconds()}, nil
 }

@@ -1,13 +1,19 @@
 // Command benchproducer measures loadgen's peak throughput against Kafka's
 // own producer perf tool (org.apache.kafka.tools.ProducerPerformance) on
 // the same local broker, run side by side in alternating rounds, and prints
-// both rates and their ratio. It backs `make bench-producer`.
+// both rates, the CPU each producing process used, and their ratios with
+// their spread over the rounds. It backs `make bench-producer`.
 //
 // Both produce N records of 100-byte values with acks=all, idempotence on,
 // and the same linger and batch size, as fast as they can. loadgen runs as
 // it does in a chaos run: keyed records partitioned by murmur2, three
 // headers each, and a `produced` history event and latency sample for
 // every delivery report. ProducerPerformance sends unkeyed records.
+//
+// On a shared machine a rate drifts with the neighbours' load; the CPU
+// time of the producing process does much less, and it is what a user
+// running the producer beside the system under test pays. Each process is
+// a child of this one, so its CPU time is its own rusage, reaped at exit.
 package main
 
 import (
@@ -15,8 +21,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,45 +32,103 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
+// measurement is one run of one contestant.
 type measurement struct {
 	tool          string
 	round         int
 	recordsPerSec float64
 	mbPerSec      float64
-	elapsed       time.Duration
+	// cpu is the user and system CPU time of the producing process, from
+	// its start to its exit: start-up, connection, sending, closing. Only
+	// the producer's: the broker is another process.
+	cpu time.Duration
+	// startup is the CPU time of a one-record run of the same contestant
+	// just before.
+	startup time.Duration
 }
 
 func main() {
 	records := flag.Int("records", 1_000_000, "records per run")
-	rounds := flag.Int("rounds", 3, "runs of each tool, alternating")
+	rounds := flag.Int("rounds", 5, "runs of each contestant, the order rotating")
 	partitions := flag.Int("partitions", 6, "partitions of each run's topic")
 	valueSize := flag.Int("value-size", 100, "value size, bytes")
 	clients := flag.String("clients", "confluent,franz", "loadgen's clients to measure, comma-separated: confluent, franz")
 	linger := flag.Int("linger-ms", 5, "linger.ms of both producers (Kafka's default)")
 	batch := flag.Int("batch-size", 1000000, "batch.size of both producers (librdkafka's default; Kafka's Java default is 16384)")
 	bin := flag.String("loadgen", "bin/loadgen", "the loadgen binary")
+	baseline := flag.String("baseline", "", "an earlier loadgen binary, measured beside --loadgen with the same clients: before and after in one run")
 	keep := flag.Bool("keep", false, "keep the working folder (histories, logs)")
-	ceiling := flag.Bool("client-ceiling", false, "also measure confluent-kafka-go alone (no loadgen) on the same keyed records, with and without the three headers")
+	profile := flag.String("profile", "", "a new folder for a Go CPU profile of every loadgen run (<topic>.pprof) and the CPU of every producing process by thread (<topic>.threads.txt)")
+	ceiling := flag.Bool("client-ceiling", false, "also measure confluent-kafka-go alone (no loadgen) on the same keyed records, with no header, the three values in one header, and the three headers")
 	flag.Parse()
-	if err := run(*records, *rounds, *partitions, *valueSize, strings.Split(*clients, ","), *linger, *batch, *bin, *keep, *ceiling); err != nil {
+	if *records < 1 || *rounds < 1 || *partitions < 1 || *valueSize < 1 {
+		fmt.Fprintln(os.Stderr, "bench-producer: --records, --rounds, --partitions and --value-size must be >= 1")
+		os.Exit(2)
+	}
+	if *profile != "" {
+		if err := os.Mkdir(*profile, 0o755); err != nil {
+			fmt.Fprintf(os.Stderr, "bench-producer: --profile: %v (a new folder: profiles are never overwritten)\n", err)
+			os.Exit(2)
+		}
+		profileDir = *profile
+	}
+	if err := run(*records, *rounds, *partitions, *valueSize, strings.Split(*clients, ","), *linger, *batch, *bin, *baseline, *keep, *ceiling); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-producer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(records, rounds, partitions, valueSize int, clients []string, linger, batch int, bin string, keep, ceiling bool) error {
-	loadgenBin, err := filepath.Abs(bin)
-	if err != nil {
+// profileDir, if not empty, receives the profiles of the runs (--profile).
+var profileDir string
+
+// runProducer runs a producing process to its end, sampling its threads'
+// CPU into profileDir/<name>.threads.txt when profiling.
+func runProducer(cmd *exec.Cmd, name string) error {
+	if err := cmd.Start(); err != nil {
 		return err
 	}
-	if _, err := os.Stat(loadgenBin); err != nil {
-		return fmt.Errorf("%w (make build)", err)
+	var th *threadCPU
+	if profileDir != "" {
+		th = sampleThreads(cmd.Process.Pid)
+	}
+	// The sampler's last reading before the process exits counts: Wait
+	// reaps it, and its threads are gone from /proc.
+	err := cmd.Wait()
+	if th != nil {
+		th.end()
+		f, ferr := os.OpenFile(filepath.Join(profileDir, name+".threads.txt"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		th.write(f, cpuOf(cmd.ProcessState))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+func run(records, rounds, partitions, valueSize int, clients []string, linger, batch int, bin, baseline string, keep, ceiling bool) error {
+	bins := map[string]string{}
+	for kind, path := range map[string]string{"loadgen": bin, "base": baseline} {
+		if path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return fmt.Errorf("%w (make build)", err)
+		}
+		bins[kind] = abs
 	}
 	java, err := cluster.JavaCommand()
 	if err != nil {
@@ -107,6 +173,9 @@ func run(records, rounds, partitions, valueSize int, clients []string, linger, b
 		}
 		workloads[client] = filepath.Join(work, "bench-"+client+".yaml")
 		tools = append(tools, "loadgen-"+client)
+		if bins["base"] != "" {
+			tools = append(tools, "base-"+client)
+		}
 		if err := os.WriteFile(workloads[client], fmt.Appendf(nil, `name: bench-producer
 seed: 1
 records: %d
@@ -128,98 +197,187 @@ producer:
 	}
 	tools = append(tools, "java")
 	if ceiling {
-		tools = append(tools, "raw-confluent", "raw-confluent-headers")
+		tools = append(tools, "raw-confluent", "raw-confluent-1hdr", "raw-confluent-headers")
 	}
-	fmt.Printf("%d records of %d bytes, acks=all, idempotence, linger.ms=%d, batch.size=%d, %d partitions; %d rounds, the order rotating\n\n",
-		records, valueSize, linger, batch, partitions, rounds)
+	fmt.Printf("%d records of %d bytes, acks=all, idempotence, max.in.flight=5, linger.ms=%d, batch.size=%d, %d partitions, one broker;\n",
+		records, valueSize, linger, batch, partitions)
+	fmt.Printf("no compression, no other Kafka setting on either side; %d rounds, the order rotating; load average %s\n", rounds, loadavg())
+	fmt.Printf("CPU: user+system time of the producing process alone (loadgen, or the JVM of ProducerPerformance), start to exit\n\n")
 
-	// A warm-up run of each tool, not counted: the broker's first
-	// idempotent producer waits for its coordinator to load, and the JVM
-	// and page cache warm up.
-	for _, tool := range tools {
-		topic := "bench-warmup-" + tool
+	// one runs one contestant on a fresh topic.
+	one := func(tool, topic string, n int) (measurement, error) {
 		tctx, cancel := context.WithTimeout(ctx, time.Minute)
 		err := cluster.CreateTopic(tctx, adm, topic, int32(partitions), 1, nil)
 		cancel()
 		if err != nil {
-			return err
+			return measurement{}, err
 		}
+		var m measurement
+		switch kind, client, _ := strings.Cut(tool, "-"); kind {
+		case "loadgen", "base":
+			m, err = runLoadgen(bins[kind], c.Bootstrap(), topic, workloads[client], filepath.Join(work, topic), "--records", strconv.Itoa(n))
+		case "raw":
+			hdrs := map[string]int{"confluent": 0, "confluent-1hdr": 1, "confluent-headers": 3}[client]
+			m, err = confluentCeiling(c.Bootstrap(), topic, n, partitions, valueSize, linger, batch, hdrs)
+			m.mbPerSec = m.recordsPerSec * float64(valueSize) / (1 << 20)
+		default:
+			m, err = runJava(java, dist.Classpath(), c.Bootstrap(), topic, n, valueSize, linger, batch)
+		}
+		m.tool = tool
+		// Drop the topic so that every run starts on an empty log.
+		if _, derr := adm.DeleteTopics(ctx, topic); err == nil {
+			err = derr
+		}
+		return m, err
+	}
+
+	// A warm-up run of each contestant, not counted: the broker's first
+	// idempotent producer waits for its coordinator to load, and the JVM
+	// and page cache warm up.
+	for _, tool := range tools {
 		if strings.HasPrefix(tool, "raw-") {
 			continue
-		} else if client, ok := strings.CutPrefix(tool, "loadgen-"); ok {
-			_, err = runLoadgen(loadgenBin, c.Bootstrap(), topic, workloads[client], filepath.Join(work, topic), "--records", strconv.Itoa(min(records, 50000)))
-		} else {
-			_, err = runJava(java, dist.Classpath(), c.Bootstrap(), topic, min(records, 50000), valueSize, linger, batch)
 		}
-		if err != nil {
+		if _, err := one(tool, "bench-warmup-"+tool, min(records, 50000)); err != nil {
 			return fmt.Errorf("warm-up, %s: %w", tool, err)
-		}
-		if _, err := adm.DeleteTopics(ctx, topic); err != nil {
-			return err
 		}
 	}
 
+	// Every round runs each contestant once, the order rotating, each run
+	// preceded by a one-record run of the same contestant: the CPU a
+	// process spends whatever it sends (start-up, connecting, closing),
+	// so that the CPU of sending alone is known too.
 	var ms []measurement
 	for round := 1; round <= rounds; round++ {
 		k := (round - 1) % len(tools)
 		order := append(append([]string(nil), tools[k:]...), tools[:k]...)
 		for _, tool := range order {
-			topic := fmt.Sprintf("bench-%s-%d", tool, round)
-			tctx, cancel := context.WithTimeout(ctx, time.Minute)
-			err := cluster.CreateTopic(tctx, adm, topic, int32(partitions), 1, nil)
-			cancel()
-			if err != nil {
-				return err
+			var startup time.Duration
+			if !strings.HasPrefix(tool, "raw-") {
+				m, err := one(tool, fmt.Sprintf("bench-startup-%s-%d", tool, round), 1)
+				if err != nil {
+					return fmt.Errorf("round %d, %s, one record: %w", round, tool, err)
+				}
+				startup = m.cpu
 			}
-			var m measurement
-			if client, ok := strings.CutPrefix(tool, "loadgen-"); ok {
-				m, err = runLoadgen(loadgenBin, c.Bootstrap(), topic, workloads[client], filepath.Join(work, topic))
-				m.tool = tool
-			} else if raw, ok := strings.CutPrefix(tool, "raw-confluent"); ok {
-				m.tool = tool
-				m.recordsPerSec, err = confluentCeiling(c.Bootstrap(), topic, records, partitions, valueSize, linger, batch, raw != "")
-				m.mbPerSec = m.recordsPerSec * float64(valueSize) / (1 << 20)
-			} else {
-				m, err = runJava(java, dist.Classpath(), c.Bootstrap(), topic, records, valueSize, linger, batch)
-			}
+			m, err := one(tool, fmt.Sprintf("bench-%s-%d", tool, round), records)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
 			}
-			m.round = round
+			m.round, m.startup = round, startup
 			ms = append(ms, m)
-			fmt.Printf("round %d  %-26s %10.0f records/s  %7.2f MB/s\n", round, label(m.tool), m.recordsPerSec, m.mbPerSec)
-			// Drop the topic so that every run starts on an empty log.
-			if _, err := adm.DeleteTopics(ctx, topic); err != nil {
-				return err
-			}
+			fmt.Printf("round %d  %-30s %9.0f records/s  %6.2f MB/s  CPU %6.2fs (1 record: %5.2fs)  %9.0f records/CPU-s  %9.0f net\n",
+				round, label(m.tool), m.recordsPerSec, m.mbPerSec, m.cpu.Seconds(), m.startup.Seconds(), perCPU(m, records), perCPUNet(m, records))
 		}
 	}
-	med := func(tool string, f func(measurement) float64) float64 {
-		var xs []float64
-		for _, m := range ms {
-			if m.tool == tool {
-				xs = append(xs, f(m))
-			}
-		}
-		slices.Sort(xs)
-		if len(xs)%2 == 1 {
-			return xs[len(xs)/2]
-		}
-		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
-	}
-	rps := func(m measurement) float64 { return m.recordsPerSec }
-	mbs := func(m measurement) float64 { return m.mbPerSec }
-	jr := med("java", rps)
-	fmt.Printf("\nmedian of %d rounds:\n", rounds)
+
+	rate := func(m measurement) float64 { return m.recordsPerSec }
+	cpuRate := func(m measurement) float64 { return perCPU(m, records) }
+	netRate := func(m measurement) float64 { return perCPUNet(m, records) }
+	fmt.Printf("\nover %d rounds: median [min - max]; load average %s\n", rounds, loadavg())
+	fmt.Printf("  %-30s %-26s %-26s %-26s %s\n", "", "records/s", "records per CPU-second", "net of the 1-record run", "CPU of a 1-record run")
 	for _, tool := range tools {
-		fmt.Printf("  %-26s %10.0f records/s  %7.2f MB/s\n", label(tool), med(tool, rps), med(tool, mbs))
+		fmt.Printf("  %-30s %-26s %-26s %-26s %s\n", label(tool), spread(values(ms, tool, rate), "%.0f"), spread(values(ms, tool, cpuRate), "%.0f"),
+			spread(values(ms, tool, netRate), "%.0f"), spread(values(ms, tool, func(m measurement) float64 { return m.startup.Seconds() }), "%.2fs"))
 	}
+	// Ratios are taken round by round, each run against ProducerPerformance's
+	// run of the same round: both met the same neighbours, or nearly.
+	fmt.Printf("\nratio to ProducerPerformance, round by round: median [min - max] (rounds above 1)\n")
+	fmt.Printf("  %-30s %-28s %-28s %s\n", "", "records/s", "records per CPU-second", "net of the 1-record run")
 	for _, tool := range tools {
-		if tool != "java" {
-			fmt.Printf("  ratio %s / ProducerPerformance: %.2f\n", label(tool), med(tool, rps)/jr)
+		if tool == "java" {
+			continue
+		}
+		fmt.Printf("  %-30s %-28s %-28s %s\n", label(tool), ratioSpread(ratios(ms, tool, rate)), ratioSpread(ratios(ms, tool, cpuRate)), ratioSpread(ratios(ms, tool, netRate)))
+	}
+	if bins["base"] != "" {
+		fmt.Printf("\nratio to the baseline loadgen, round by round: median [min - max] (rounds above 1)\n")
+		for _, client := range clients {
+			a, b := "loadgen-"+client, "base-"+client
+			fmt.Printf("  %-30s %-28s %-28s %s\n", label(a), ratioSpread(ratiosTo(ms, a, b, rate)),
+				ratioSpread(ratiosTo(ms, a, b, cpuRate)), ratioSpread(ratiosTo(ms, a, b, netRate)))
 		}
 	}
 	return nil
+}
+
+func perCPU(m measurement, records int) float64 {
+	if m.cpu <= 0 {
+		return 0
+	}
+	return float64(records) / m.cpu.Seconds()
+}
+
+// perCPUNet is records per CPU-second of sending alone: the run's CPU less
+// that of the one-record run before it (none for the in-process ceiling).
+func perCPUNet(m measurement, records int) float64 {
+	if d := m.cpu - m.startup; d > 0 {
+		return float64(records) / d.Seconds()
+	}
+	return 0
+}
+
+// values returns f of every run of tool, in round order.
+func values(ms []measurement, tool string, f func(measurement) float64) []float64 {
+	var xs []float64
+	for _, m := range ms {
+		if m.tool == tool {
+			xs = append(xs, f(m))
+		}
+	}
+	return xs
+}
+
+func ratios(ms []measurement, tool string, f func(measurement) float64) []float64 {
+	return ratiosTo(ms, tool, "java", f)
+}
+
+// ratiosTo returns, round by round, f of tool's run over f of ref's run.
+func ratiosTo(ms []measurement, tool, ref string, f func(measurement) float64) []float64 {
+	a, b := values(ms, tool, f), values(ms, ref, f)
+	var rs []float64
+	for i := range min(len(a), len(b)) {
+		if b[i] > 0 {
+			rs = append(rs, a[i]/b[i])
+		}
+	}
+	return rs
+}
+
+// spread formats the median, minimum and maximum of xs.
+func spread(xs []float64, format string) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	med := xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		med = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	return fmt.Sprintf(format+" ["+format+" - "+format+"]", med, xs[0], xs[len(xs)-1])
+}
+
+// ratioSpread formats ratios as their spread and the count of rounds in
+// which the ratio is above 1: a claim holds when every round makes it, not
+// only the median.
+func ratioSpread(rs []float64) string {
+	above := 0
+	for _, r := range rs {
+		if r > 1 {
+			above++
+		}
+	}
+	return fmt.Sprintf("%s (%d/%d)", spread(rs, "%.2f"), above, len(rs))
+}
+
+// loadavg is the machine's 1-minute load average, or "?".
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func label(tool string) string {
@@ -228,24 +386,39 @@ func label(tool string) string {
 		return "ProducerPerformance (Java)"
 	case "raw-confluent":
 		return "confluent-kafka-go alone"
+	case "raw-confluent-1hdr":
+		return "confluent-kafka-go + 1 hdr"
 	case "raw-confluent-headers":
 		return "confluent-kafka-go + 3 hdrs"
+	}
+	if client, ok := strings.CutPrefix(tool, "base-"); ok {
+		return "baseline loadgen (" + client + ")"
 	}
 	return "loadgen (" + strings.TrimPrefix(tool, "loadgen-") + ")"
 }
 
+// cpuOf returns the user and system CPU time of an exited child.
+func cpuOf(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
+}
+
 func runLoadgen(bin, bootstrap, topic, workload, out string, extra ...string) (measurement, error) {
 	args := append([]string{"run", "--bootstrap", bootstrap, "--topic", topic, "--out", out, "--quiet"}, extra...)
+	if profileDir != "" {
+		args = append(args, "--cpuprofile", filepath.Join(profileDir, topic+".pprof"))
+	}
 	cmd := exec.Command(bin, append(args, workload)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := runProducer(cmd, topic); err != nil {
 		return measurement{}, fmt.Errorf("%v\n%s", err, stderr.String())
 	}
 	var sum struct {
 		RecordsPerS float64 `json:"records_per_s"`
 		ValueMBPerS float64 `json:"value_mb_per_s"`
-		ElapsedS    float64 `json:"elapsed_s"`
 		Acked       int64   `json:"acked"`
 		Sent        int64   `json:"sent"`
 	}
@@ -259,9 +432,45 @@ func runLoadgen(bin, bootstrap, topic, workload, out string, extra ...string) (m
 	if sum.Acked != sum.Sent {
 		return measurement{}, fmt.Errorf("acked %d of %d records", sum.Acked, sum.Sent)
 	}
-	// The history is part of the run: remove it only now.
+	// The history is part of the run: check that it holds one produced
+	// event per record, then remove it.
+	if err := checkHistory(filepath.Join(out, "history"), sum.Sent); err != nil {
+		return measurement{}, err
+	}
 	_ = os.RemoveAll(filepath.Join(out, "history"))
-	return measurement{recordsPerSec: sum.RecordsPerS, mbPerSec: sum.ValueMBPerS, elapsed: time.Duration(sum.ElapsedS * float64(time.Second))}, nil
+	return measurement{recordsPerSec: sum.RecordsPerS, mbPerSec: sum.ValueMBPerS, cpu: cpuOf(cmd.ProcessState)}, nil
+}
+
+// checkHistory counts the lines of the history files in dir: one per
+// delivery report.
+func checkHistory(dir string, want int64) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return err
+	}
+	var n int64
+	buf := make([]byte, 1<<20)
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		for {
+			k, err := f.Read(buf)
+			n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+			if err == io.EOF {
+				break
+			} else if err != nil {
+				f.Close()
+				return err
+			}
+		}
+		f.Close()
+	}
+	if n != want {
+		return fmt.Errorf("history %s: %d events for %d records", dir, n, want)
+	}
+	return nil
 }
 
 // ProducerPerformance's final line: "N records sent, X records/sec (Y MB/sec), ...".
@@ -276,7 +485,7 @@ func runJava(java, classpath, bootstrap, topic string, records, valueSize, linge
 		"linger.ms="+strconv.Itoa(linger), "batch.size="+strconv.Itoa(batch))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := runProducer(cmd, topic); err != nil {
 		return measurement{}, fmt.Errorf("%v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
 	var last []string
@@ -294,5 +503,14 @@ func runJava(java, classpath, bootstrap, topic string, records, valueSize, linge
 	}
 	rps, _ := strconv.ParseFloat(last[2], 64)
 	mbs, _ := strconv.ParseFloat(last[3], 64)
-	return measurement{tool: "java", recordsPerSec: rps, mbPerSec: mbs}, nil
+	return measurement{tool: "java", recordsPerSec: rps, mbPerSec: mbs, cpu: cpuOf(cmd.ProcessState)}, nil
+}
+
+// selfCPU returns this process's user and system CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -224,7 +224,9 @@ final class History implements AutoCloseable {
     /**
      * A JSON string from raw bytes (a record's key), escaped as Go's
      * appendString escapes it: quotes, backslashes and control characters
-     * escaped, each byte of invalid UTF-8 written as the escape of U+FFFD, the rest as is.
+     * escaped, each byte of invalid UTF-8 written as U+FFFD's own UTF-8 bytes (as
+     * Go's writer does, so that a line read and written again is the same), the
+     * rest as is.
      */
     void string(byte[] s) {
         put((byte) '"');
@@ -255,7 +257,9 @@ final class History implements AutoCloseable {
             }
             int n = runeLength(s, i);
             if (n == 0) {
-                ascii("\\ufffd");
+                put((byte) 0xef); // U+FFFD
+                put((byte) 0xbf);
+                put((byte) 0xbd);
                 i++;
                 continue;
             }

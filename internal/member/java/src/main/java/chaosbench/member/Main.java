@@ -9,9 +9,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerInterceptor;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.network.ConnectionMode;
+import org.apache.kafka.common.security.JaasContext;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.security.ssl.SslFactory;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
@@ -65,7 +72,8 @@ public final class Main {
      * connecting nowhere: unknown names, then ConsumerConfig's own checks
      * (types, ranges, the settings each group protocol refuses), then the
      * classes it names (interceptors, deserializers), instantiated and
-     * closed. A consumer itself is not constructed: under the consumer
+     * closed, then the security protocol's stores and JAAS configuration
+     * (checkSecurity). A consumer itself is not constructed: under the consumer
      * protocol its background thread would start connecting.
      */
     static boolean check(Config cfg) {
@@ -90,11 +98,55 @@ public final class Main {
                 throw new IllegalArgumentException("-X " + key + "=" + props.get(key) + ": kafka-clients " + Settings.version()
                     + " cannot load it: " + Member.describe(t));
             }
+            checkSecurity(cc);
             return true;
         } catch (IllegalArgumentException | KafkaException e) {
             log("chaos member: " + refusal(e));
         }
         return false;
+    }
+
+    /**
+     * Loads what the security protocol needs, as the client would before
+     * its first connection, connecting nowhere: the TLS key and trust
+     * stores (a PEM that does not parse, a key its password does not
+     * decrypt), and the JAAS configuration of SASL (its syntax). A JAAS
+     * configuration holds credentials, and the parser's message may quote
+     * it: that message is withheld.
+     */
+    private static void checkSecurity(ConsumerConfig cc) {
+        SecurityProtocol sp = SecurityProtocol.forName(cc.getString(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG));
+        if (sp == SecurityProtocol.SSL || sp == SecurityProtocol.SASL_SSL) {
+            try (SslFactory f = new SslFactory(ConnectionMode.CLIENT)) {
+                f.configure(cc.values());
+            } catch (KafkaException e) {
+                Throwable t = e;
+                while (t.getCause() != null) {
+                    t = t.getCause();
+                }
+                String hint = "";
+                if (t instanceof java.security.NoSuchAlgorithmException && cc.getPassword(SslConfigs.SSL_KEY_PASSWORD_CONFIG) != null) {
+                    // Java 17 reads no PBES2 key (openssl's default encryption of PKCS#8).
+                    hint = "; this JVM cannot decrypt the key: give it encrypted the traditional PEM way"
+                        + " (openssl pkey -traditional -aes256, with ssl.key.location and ssl.key.password: chaosbench decrypts it for Java) or in clear";
+                }
+                throw new IllegalArgumentException("-X security.protocol=" + sp + ": kafka-clients " + Settings.version()
+                    + " cannot load the TLS key or trust store (ssl.keystore.*, ssl.truststore.*): " + Member.describe(t) + hint);
+            }
+        }
+        if (sp == SecurityProtocol.SASL_PLAINTEXT || sp == SecurityProtocol.SASL_SSL) {
+            if (cc.getPassword(SaslConfigs.SASL_JAAS_CONFIG) == null && System.getProperty("java.security.auth.login.config") == null) {
+                throw new IllegalArgumentException("-X security.protocol=" + sp + ": the java client needs credentials: "
+                    + "sasl.mechanism with sasl.username and sasl.password, an unsecured OAUTHBEARER token, or Java's own sasl.jaas.config");
+            }
+            try {
+                JaasContext.loadClientContext(cc.values());
+            } catch (IllegalArgumentException | KafkaException | SecurityException e) {
+                throw new IllegalArgumentException("-X sasl.jaas.config: kafka-clients " + Settings.version()
+                    + " cannot read it (its message is withheld: it may quote a secret); expected, e.g., "
+                    + "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"NAME\" password=\"SECRET\";");
+            }
+        }
     }
 
     /** What a configuration error says: the first ConfigException in the chain names the property. */
@@ -155,7 +207,13 @@ public final class Main {
         try {
             status[0] = m.run();
         } catch (IOException | RuntimeException e) {
-            m.logf("%s", Member.describe(e));
+            // "Failed to construct kafka consumer" says nothing of why: the
+            // innermost cause does.
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            m.logf("%s", Member.describe(e) + (root == e ? "" : " (cause: " + Member.describe(root) + ")"));
             status[0] = configError(e) ? 2 : 1;
         }
         try {

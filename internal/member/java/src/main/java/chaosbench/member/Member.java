@@ -170,8 +170,20 @@ final class Member implements ConsumerRebalanceListener {
      * rule: nothing is committed for a record before its event is in the
      * file). Returns how many records were processed: fewer when a stop
      * cut the batch short.
+     *
+     * <p>The costs run on a schedule, as the Go members' do
+     * (internal/member/member.go, process): each record is done when the
+     * batch's start plus the costs so far is due, so that a wait that ends
+     * late on a busy host is made up by the next records' waits, up to
+     * carryOf(cost), and a member's capacity is the workload's, not the
+     * host's. Unlike a Go member, a Java member resumed by SIGCONT after a
+     * pause step does not restart its schedule (the JVM gives no portable
+     * hook for the signal): it makes up at most carryOf(cost) of the
+     * freeze.
      */
     private int process(List<ConsumerRecord<byte[], byte[]>> batch) throws IOException {
+        long due = System.nanoTime();
+        long carry = carryOf(cfg.processingCostNs);
         for (int i = 0; i < batch.size(); i++) {
             ConsumerRecord<byte[], byte[]> r = batch.get(i);
             long d = cost();
@@ -180,8 +192,12 @@ final class Member implements ConsumerRebalanceListener {
                 logf("stalling %s (slow)", Duration.ofNanos(st));
                 d += st;
             }
-            if (d > 0 && !sleep(d)) {
-                return i;
+            if (d > 0) {
+                long now = System.nanoTime();
+                due = Math.max(due, now - carry) + d;
+                if (!sleep(Math.max(0, due - now))) {
+                    return i;
+                }
             }
             History.Event e = new History.Event("processed");
             e.partition = r.partition();
@@ -202,6 +218,15 @@ final class Member implements ConsumerRebalanceListener {
             uncommitted.put(r.partition(), r.offset() + 1);
         }
         return batch.size();
+    }
+
+    /**
+     * The most lateness of the processing schedule the next records make
+     * up: fifty records' cost, at least 20 ms and at most a second (the Go
+     * members' carryOf).
+     */
+    static long carryOf(long costNs) {
+        return Math.min(Math.max(50 * costNs, 20_000_000L), 1_000_000_000L);
     }
 
     /** One record's processing cost (workloads.Processing: fixed, uniform or exponential). */

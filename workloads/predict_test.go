@@ -1,4 +1,4 @@
-package loadgen
+package workloads
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/partitioner"
 )
 
-func keyspace(t *testing.T, format string, n int) *keygen.Keyspace {
+func testKeyspace(t *testing.T, format string, n int) *keygen.Keyspace {
 	f, err := keygen.ParseFormat(format)
 	if err != nil {
 		t.Fatal(err)
@@ -17,7 +17,7 @@ func keyspace(t *testing.T, format string, n int) *keygen.Keyspace {
 }
 
 func TestPredictLoad(t *testing.T) {
-	ks := keyspace(t, "k%06d", 1000)
+	ks := testKeyspace(t, "k%06d", 1000)
 	uni, _ := keygen.Uniform(1000)
 	// One partition takes everything.
 	if l := PredictLoad(ks, uni, partitioner.Murmur2Partitioner, 1); math.Abs(l.Share[0]-1) > 1e-9 || l.Keys[0] != 1000 || l.CV() > 1e-9 || math.Abs(l.MaxOverMean()-1) > 1e-9 {
@@ -49,7 +49,7 @@ func TestPredictLoad(t *testing.T) {
 }
 
 func TestPredictMovement(t *testing.T) {
-	ks := keyspace(t, "k%06d", 20000)
+	ks := testKeyspace(t, "k%06d", 20000)
 	uni, _ := keygen.Uniform(20000)
 	for _, name := range partitioner.Names() {
 		p, _ := partitioner.New(name)
