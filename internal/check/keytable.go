@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/binary"
 	"math/bits"
+	"strings"
 )
 
 // keyTable holds the ordering state of one producer's record keys. A
@@ -48,7 +49,10 @@ func (t *keyTable) state(key string, h uint64) (k *keyState, added bool) {
 		x := t.index[i]
 		if x == 0 {
 			t.states = append(t.states, keyState{w0: w0, w1: w1, keyLen: int32(len(key)), maxSeq: -1, lo: 0, hi: -1})
-			t.keys = append(t.keys, key)
+			// A copy: the event's key shares its memory with other
+			// keys read (history's keyBlock), which keeping it would
+			// keep too.
+			t.keys = append(t.keys, strings.Clone(key))
 			t.index[i] = tag | uint64(len(t.states))
 			if 2*len(t.states) > len(t.index) {
 				t.grow(2 * len(t.index))

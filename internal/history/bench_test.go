@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -36,6 +37,79 @@ func BenchmarkDecode(b *testing.B) {
 				if err := d.decode(line, &got); err != nil {
 					b.Fatal(err)
 				}
+			}
+			reportCPU(b, cpu, 1, "op")
+		})
+	}
+}
+
+// BenchmarkDecodeEncodingJSON decodes the same lines with encoding/json
+// into an Event: what the hand-written decoders are measured against
+// (README, "Why not encoding/json").
+func BenchmarkDecodeEncodingJSON(b *testing.B) {
+	for _, e := range benchEvents() {
+		line := AppendJSON(nil, &e)
+		b.Run(string(e.Kind), func(b *testing.B) {
+			var got Event
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				got.Reset()
+				if err := json.Unmarshal(line, &got); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu, 1, "op")
+		})
+	}
+}
+
+// BenchmarkDecodeGeneral decodes the same lines with the general decoder
+// alone: what a line costs that the canonical path gives up on; and a
+// line as another writer might write it (another field order, spaces, a
+// field this reader does not know), which only the general decoder reads.
+func BenchmarkDecodeGeneral(b *testing.B) {
+	type named struct {
+		name string
+		line []byte
+	}
+	var lines []named
+	for _, e := range benchEvents() {
+		lines = append(lines, named{string(e.Kind), AppendJSON(nil, &e)})
+	}
+	lines = append(lines, named{"foreign", []byte(`{"t": 1800000000005220010, "kind": "processed", "proc": "m3", "inc": 1, ` +
+		`"topic": "orders", "partition": 8, "offset": 1234567, "key": "k80593", "seq": 811, "producer": "producer-0", ` +
+		`"intended_t": 1800000000000220010, "record_t": 1800000000000420010, "trace_id": "4bf92f3577b34da6"}`)})
+	for _, l := range lines {
+		b.Run(l.name, func(b *testing.B) {
+			d := newDecoder()
+			var got Event
+			b.SetBytes(int64(len(l.line)))
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				got.Reset()
+				if err := d.decodeGeneral(l.line, &got); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu, 1, "op")
+		})
+	}
+}
+
+// BenchmarkAppendJSON encodes one event of each kind, as Writer.Append
+// does: into a buffer that is reused.
+func BenchmarkAppendJSON(b *testing.B) {
+	for _, e := range benchEvents() {
+		buf := AppendJSON(nil, &e)
+		b.Run(string(e.Kind), func(b *testing.B) {
+			b.SetBytes(int64(len(buf)))
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				buf = AppendJSON(buf[:0], &e)
 			}
 			reportCPU(b, cpu, 1, "op")
 		})

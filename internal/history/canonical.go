@@ -17,64 +17,14 @@ import (
 // every other line the meaning, and every malformed line the error, it
 // always had. The canonical path never reports an error of its own.
 
-// field names an Event field that has a place in the canonical order.
-type field uint8
-
-const (
-	fKind field = iota
-	fT
-	fProc
-	fInc
-	fTopic
-	fPartition
-	fOffset
-	fKey
-	fSeq
-	fProducer
-	fIntendedT
-	fSentT
-	fRecordT
-	fPartitions
-	fGen
-	fMemberID
-	fErr
-	fAmbiguous
-	fAuto
-	fAction
-	fTarget
-	fTargetInc
-	fStep
-	fParams
-	fState
-	fPhase
-	fStrategy
-	fClient
-	fPolicy
-	fGroup
-	fHost
-	fPID
-	fExitStatus
-	fSignal
-	fClockOffset
-	numFields
-)
-
-// canonicalKeys are the keys in the order AppendJSON writes them, each
-// with its quotes and colon: the bytes a canonical line holds.
-var canonicalKeys = [numFields]string{
-	fKind: `"kind":`, fT: `"t":`, fProc: `"proc":`, fInc: `"inc":`,
-	fTopic: `"topic":`, fPartition: `"partition":`, fOffset: `"offset":`,
-	fKey: `"key":`, fSeq: `"seq":`, fProducer: `"producer":`,
-	fIntendedT: `"intended_t":`, fSentT: `"sent_t":`, fRecordT: `"record_t":`,
-	fPartitions: `"partitions":`, fGen: `"gen":`, fMemberID: `"member_id":`,
-	fErr: `"err":`, fAmbiguous: `"ambiguous":`, fAuto: `"auto":`,
-	fAction: `"action":`, fTarget: `"target":`, fTargetInc: `"target_inc":`,
-	fStep: `"step":`, fParams: `"params":`, fState: `"state":`,
-	fPhase: `"phase":`, fStrategy: `"strategy":`, fClient: `"client":`,
-	fPolicy: `"policy":`, fGroup: `"group":`, fHost: `"host":`,
-	fPID: `"pid":`, fExitStatus: `"exit_status":`, fSignal: `"signal":`,
-	fClockOffset: `"clock_offset":`,
-}
+// canonicalKeys are the keys as a canonical line holds them, each with
+// its quotes and colon: `"key":`.
+var canonicalKeys = func() (k [numFields]string) {
+	for f, spec := range fieldSpecs {
+		k[f] = `"` + spec.key + `":`
+	}
+	return k
+}()
 
 // decodeCanonical parses a line in the canonical form into e (which the
 // caller has reset) and reports whether it could. When it reports false,
@@ -90,14 +40,15 @@ func (d *decoder) decodeCanonical(s []byte, e *Event) bool {
 // could parse one: a line that is not canonical, or not whole in s, is
 // left to the line-by-line path.
 func (d *decoder) decodeCanonicalLine(s []byte, e *Event) (int, bool) {
-	d.sawParams = false
+	d.sawRawJSON = false
 	end, ok := d.canonicalObject(s, e)
 	if !ok || end >= len(s) || s[end] != '\n' {
 		return 0, false
 	}
-	// Only a params value may hold whitespace, a newline too: such an
-	// object would span lines, which read one at a time are malformed.
-	if d.sawParams && bytes.IndexByte(s[:end], '\n') >= 0 {
+	// Only a raw JSON value (params) may hold whitespace, a newline too:
+	// such an object would span lines, which read one at a time are
+	// malformed.
+	if d.sawRawJSON && bytes.IndexByte(s[:end], '\n') >= 0 {
 		return 0, false
 	}
 	return end + 1, true
@@ -113,7 +64,7 @@ func (d *decoder) canonicalObject(s []byte, e *Event) (int, bool) {
 	if s[i] == '}' {
 		i++
 	} else {
-		next := fKind // the first field that may still come
+		next := field(0) // the first field that may still come
 		for {
 			f, ok := matchKey(s, i, next)
 			if !ok {
@@ -148,6 +99,9 @@ func (d *decoder) canonicalObject(s []byte, e *Event) (int, bool) {
 // loads and two compares.
 var keyWords = func() (w [numFields][4]uint64) {
 	for f, k := range canonicalKeys {
+		if len(k) > 16 {
+			panic("history: key " + k + " is longer than the 16 bytes the canonical path matches")
+		}
 		var b [16]byte
 		copy(b[:], k)
 		w[f][0] = binary.LittleEndian.Uint64(b[:8])
@@ -186,73 +140,39 @@ func matchKey(s []byte, i int, next field) (field, bool) {
 // value parses the value of field f at s[i:] into e; it returns where the
 // value ends.
 func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
+	p := e.at(f)
 	var ok bool
-	switch f {
-	case fKind:
-		var k string
-		k, i, ok = d.cachedString(s, i, fKind)
-		e.Kind = Kind(k)
-	case fT:
-		e.T, i, ok = d.timestamp(s, i)
-	case fProc:
-		e.Proc, i, ok = d.cachedString(s, i, fProc)
-	case fInc:
+	switch fieldSpecs[f].typ {
+	case tKind, tInterned:
+		*(*string)(p), i, ok = d.cachedString(s, i, f)
+	case tTime:
+		*(*int64)(p), i, ok = d.timestamp(s, i)
+	case tInt64:
+		*(*int64)(p), i, ok = plainInt(s, i)
+	case tInt32:
 		var n int64
 		n, i, ok = plainInt(s, i)
-		e.Inc = int(n)
-	case fTopic:
-		e.Topic, i, ok = d.cachedString(s, i, fTopic)
-	case fPartition:
+		*(*int32)(p), ok = int32(n), ok && n == int64(int32(n)) // beyond int32: the general decoder reports it
+	case tInt:
 		var n int64
 		n, i, ok = plainInt(s, i)
-		e.Partition, ok = int32(n), ok && n == int64(int32(n)) // beyond int32: the general decoder reports it
-	case fOffset:
-		e.Offset, i, ok = plainInt(s, i)
-	case fKey:
+		*(*int)(p) = int(n)
+	case tString:
 		var b []byte
 		if b, i, ok = plainString(s, i); ok {
-			e.Key = string(b)
+			*(*string)(p) = string(b)
 		}
-	case fSeq:
-		e.Seq, i, ok = plainInt(s, i)
-	case fProducer:
-		e.Producer, i, ok = d.cachedString(s, i, fProducer)
-	case fIntendedT:
-		e.IntendedT, i, ok = d.timestamp(s, i)
-	case fSentT:
-		e.SentT, i, ok = d.timestamp(s, i)
-	case fRecordT:
-		e.RecordT, i, ok = d.timestamp(s, i)
-	case fPartitions:
-		e.Partitions, i, ok = plainInt32s(s, i, e.Partitions[:0])
-	case fGen:
-		var n int64
-		n, i, ok = plainInt(s, i)
-		e.Gen, ok = int32(n), ok && n == int64(int32(n))
-	case fMemberID:
-		e.MemberID, i, ok = d.cachedString(s, i, fMemberID)
-	case fErr:
+	case tKey:
 		var b []byte
 		if b, i, ok = plainString(s, i); ok {
-			e.Err = string(b)
+			*(*string)(p) = d.keys.copy(b)
 		}
-	case fAmbiguous:
-		e.Ambiguous, i, ok = plainBool(s, i)
-	case fAuto:
-		e.Auto, i, ok = plainBool(s, i)
-	case fAction:
-		e.Action, i, ok = d.cachedString(s, i, fAction)
-	case fTarget:
-		e.Target, i, ok = d.cachedString(s, i, fTarget)
-	case fTargetInc:
-		var n int64
-		n, i, ok = plainInt(s, i)
-		e.TargetInc = int(n)
-	case fStep:
-		var n int64
-		n, i, ok = plainInt(s, i)
-		e.Step = int(n)
-	case fParams:
+	case tBool:
+		*(*bool)(p), i, ok = plainBool(s, i)
+	case tInt32s:
+		v := (*[]int32)(p)
+		*v, i, ok = plainInt32s(s, i, (*v)[:0])
+	case tRawJSON:
 		// Any JSON value, verbatim: the general lexer's skip, which
 		// checks its well-formedness.
 		l := lexer{s: s, i: i}
@@ -260,34 +180,8 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 		if err != nil {
 			return i, false
 		}
-		e.Params, i, ok = string(raw), l.i, true
-		d.sawParams = true
-	case fState:
-		e.State, i, ok = d.cachedString(s, i, fState)
-	case fPhase:
-		e.Phase, i, ok = d.cachedString(s, i, fPhase)
-	case fStrategy:
-		e.Strategy, i, ok = d.cachedString(s, i, fStrategy)
-	case fClient:
-		e.Client, i, ok = d.cachedString(s, i, fClient)
-	case fPolicy:
-		e.Policy, i, ok = d.cachedString(s, i, fPolicy)
-	case fGroup:
-		e.Group, i, ok = d.cachedString(s, i, fGroup)
-	case fHost:
-		e.Host, i, ok = d.cachedString(s, i, fHost)
-	case fPID:
-		var n int64
-		n, i, ok = plainInt(s, i)
-		e.PID = int(n)
-	case fExitStatus:
-		var n int64
-		n, i, ok = plainInt(s, i)
-		e.ExitStatus = int(n)
-	case fSignal:
-		e.Signal, i, ok = d.cachedString(s, i, fSignal)
-	case fClockOffset:
-		e.ClockOffset, i, ok = plainInt(s, i)
+		*(*string)(p), i, ok = string(raw), l.i, true
+		d.sawRawJSON = true
 	}
 	return i, ok
 }
@@ -307,7 +201,7 @@ func (d *decoder) cachedString(s []byte, i int, f field) (string, int, bool) {
 		return "", i, false
 	}
 	var v string
-	if f == fKind {
+	if fieldSpecs[f].typ == tKind {
 		v = string(kindOf(d, b))
 	} else {
 		v = d.internBytes(b)
@@ -384,7 +278,22 @@ func (d *decoder) timestamp(s []byte, i int) (int64, int, bool) {
 		return plainInt(s, i)
 	}
 	w := binary.LittleEndian.Uint64(s[i:])
-	if w == d.tsWord {
+	if w == d.tsWord && w != 0 { // 0: none remembered yet (eight digits are never 0)
+		// The usual timestamp, 19 digits: the next eight are one word,
+		// the last three the top of the word that ends with the byte
+		// after them, which must end the value. No loop, no branch on a
+		// digit.
+		if len(s)-i >= 20 {
+			w1 := binary.LittleEndian.Uint64(s[i+8:])
+			w2 := binary.LittleEndian.Uint64(s[i+12:])
+			if c := s[i+19]; leadingDigits(w1) == 8 && leadingDigits(w2) == 7 && (c == ',' || c == '}' || c == ']') {
+				// At most 10^19-1: within a uint64, not always an int64.
+				n := uint64(d.tsValue)*1e11 + uint64(parseEight(w1))*1e3 + uint64(parseEight(w2<<8&0xffffff0000000000))
+				if n <= 1<<63-1 {
+					return int64(n), i + 19, true
+				}
+			}
+		}
 		return plainDigits(s, i, i+8, uint64(d.tsValue), false)
 	}
 	n, j, ok := plainInt(s, i)

@@ -348,19 +348,20 @@ func TestCanonicalGivesUp(t *testing.T) {
 	for _, line := range []string{
 		ok[:len(ok)-1], // truncated
 		ok + " x",      // text after
-		strings.Replace(ok, `"t":1800000000005220010`, `"t":0`, 1),               // missing t
-		strings.Replace(ok, `"offset":0`, `"offset":1.5`, 1),                     // fraction
-		strings.Replace(ok, `"offset":0`, `"offset":99999999999999999999`, 1),    // out of range
-		strings.Replace(ok, `"offset":0`, `"offset":9223372036854775808`, 1),     // out of range by one
-		strings.Replace(ok, `"offset":0`, `"offset":-9223372036854775809`, 1),    // out of range by one
-		strings.Replace(ok, `"key":"k1"`, `"key":"k1\q"`, 1),                     // bad escape
-		strings.Replace(ok, `"key":"k1"`, "\"key\":\"k1\x01\"", 1),               // control character
-		strings.Replace(ok, `"seq":0`, `"seq":"0"`, 1),                           // wrong type
-		`{"kind":"assigned","t":1,"proc":"m","partitions":[1,2147483648]}`,       // partition out of range
-		`{"kind":"assigned","t":1,"proc":"m","partitions":[1,]}`,                 // trailing comma
-		`{"kind":"assigned","t":1,"proc":"m","partitions":[1 2]}`,                // no comma
-		`{"kind":"chaos","t":1,"proc":"chaos","params":{"a":1}x}`,                // after params
-		`{"kind":"member","t":1,"proc":"m","state":"started","pid":12,"bogus":}`, // no value
+		strings.Replace(ok, `"t":1800000000005220010`, `"t":0`, 1),                                             // missing t
+		strings.Replace(ok, `"t":1800000000005220010`, "\"t\":\x00\x00\x00\x00\x00\x00\x00\x0012345678901", 1), // zero bytes, then digits: no number
+		strings.Replace(ok, `"offset":0`, `"offset":1.5`, 1),                                                   // fraction
+		strings.Replace(ok, `"offset":0`, `"offset":99999999999999999999`, 1),                                  // out of range
+		strings.Replace(ok, `"offset":0`, `"offset":9223372036854775808`, 1),                                   // out of range by one
+		strings.Replace(ok, `"offset":0`, `"offset":-9223372036854775809`, 1),                                  // out of range by one
+		strings.Replace(ok, `"key":"k1"`, `"key":"k1\q"`, 1),                                                   // bad escape
+		strings.Replace(ok, `"key":"k1"`, "\"key\":\"k1\x01\"", 1),                                             // control character
+		strings.Replace(ok, `"seq":0`, `"seq":"0"`, 1),                                                         // wrong type
+		`{"kind":"assigned","t":1,"proc":"m","partitions":[1,2147483648]}`,                                     // partition out of range
+		`{"kind":"assigned","t":1,"proc":"m","partitions":[1,]}`,                                               // trailing comma
+		`{"kind":"assigned","t":1,"proc":"m","partitions":[1 2]}`,                                              // no comma
+		`{"kind":"chaos","t":1,"proc":"chaos","params":{"a":1}x}`,                                              // after params
+		`{"kind":"member","t":1,"proc":"m","state":"started","pid":12,"bogus":}`,                               // no value
 	} {
 		_, err, diff := bothWays([]byte(line))
 		if diff != "" {
@@ -445,74 +446,13 @@ func TestFileReaderMatchesLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 1))
 	dir := t.TempDir()
 	for round := range 30 {
-		var b bytes.Buffer
-		for range 200 + r.IntN(800) {
-			e := randomEvent(r)
-			line := AppendJSON(nil, &e)
-			switch x := r.IntN(40); {
-			case x == 0:
-				line = nil // blank
-			case x == 1:
-				line = []byte(" \t ")
-			case x == 2:
-				line = append(line, '\r')
-			case x == 3:
-				line = []byte(`{"kind":"chaos","t":5,"proc":"chaos","params":{"a":` + "\n" + `1}}`)
-			case x == 4:
-				e.Err = strings.Repeat("x", readBufferSize+r.IntN(readBufferSize))
-				line = AppendJSON(nil, &e)
-			case x < 10:
-				line = mutate(r, line)
-				line = bytes.ReplaceAll(line, []byte("\n"), []byte(" "))
-			}
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-		content := b.Bytes()
-		if round%3 == 0 { // cut off mid-line
-			content = content[:len(content)-1-r.IntN(40)]
-		}
+		content := mixedLines(r, round%3 == 0)
 		path := filepath.Join(dir, fmt.Sprintf("f%d.jsonl", round))
 		if err := os.WriteFile(path, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-
-		var want []string
-		pieces := bytes.Split(content, []byte("\n"))
-		for i, raw := range pieces {
-			last := i == len(pieces)-1
-			if last && len(raw) == 0 {
-				break
-			}
-			line := bytes.TrimRight(raw, "\r")
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			var e Event
-			if err := newDecoder().decodeGeneral(line, &e); err != nil {
-				want = append(want, (&LineError{Path: path, Line: i + 1, Truncated: last, Err: err}).Error())
-				continue
-			}
-			want = append(want, fmt.Sprintf("%d: %+v", i+1, normalize(e)))
-		}
-
-		fr, err := OpenFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for {
-			e, err := fr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				got = append(got, err.Error())
-				continue
-			}
-			got = append(got, fmt.Sprintf("%d: %+v", fr.Line(), normalize(*e)))
-		}
-		fr.Close()
+		want := linesOneByOne(path, content)
+		got := readEach(t, path)
 		for i := range max(len(got), len(want)) {
 			if i >= len(got) || i >= len(want) || got[i] != want[i] {
 				g, w := "(none)", "(none)"
@@ -525,5 +465,86 @@ func TestFileReaderMatchesLines(t *testing.T) {
 				t.Fatalf("round %d, item %d:\n got %.300s\nwant %.300s", round, i, g, w)
 			}
 		}
+	}
+}
+
+// mixedLines returns the content of a file of mixed lines (see
+// TestFileReaderMatchesLines), cut off mid-line if cut.
+func mixedLines(r *rand.Rand, cut bool) []byte {
+	var b bytes.Buffer
+	for range 200 + r.IntN(800) {
+		e := randomEvent(r)
+		line := AppendJSON(nil, &e)
+		switch x := r.IntN(40); {
+		case x == 0:
+			line = nil // blank
+		case x == 1:
+			line = []byte(" \t ")
+		case x == 2:
+			line = append(line, '\r')
+		case x == 3:
+			line = []byte(`{"kind":"chaos","t":5,"proc":"chaos","params":{"a":` + "\n" + `1}}`)
+		case x == 4:
+			e.Err = strings.Repeat("x", readBufferSize+r.IntN(readBufferSize))
+			line = AppendJSON(nil, &e)
+		case x < 10:
+			line = mutate(r, line)
+			line = bytes.ReplaceAll(line, []byte("\n"), []byte(" "))
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	content := b.Bytes()
+	if cut {
+		content = content[:len(content)-1-r.IntN(40)]
+	}
+	return content
+}
+
+// linesOneByOne returns what the file at path, holding content, reads
+// as when each line is decoded by itself by the general decoder: an
+// event or an error per line that is not blank.
+func linesOneByOne(path string, content []byte) []string {
+	var want []string
+	pieces := bytes.Split(content, []byte("\n"))
+	for i, raw := range pieces {
+		last := i == len(pieces)-1
+		if last && len(raw) == 0 {
+			break
+		}
+		line := bytes.TrimRight(raw, "\r")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Event
+		if err := newDecoder().decodeGeneral(line, &e); err != nil {
+			want = append(want, (&LineError{Path: path, Line: i + 1, Truncated: last, Err: err}).Error())
+			continue
+		}
+		want = append(want, fmt.Sprintf("%d: %+v", i+1, normalize(e)))
+	}
+	return want
+}
+
+// readEach returns what a FileReader reads from path: an event or an
+// error per item.
+func readEach(t *testing.T, path string) []string {
+	t.Helper()
+	fr, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	var got []string
+	for {
+		e, err := fr.Next()
+		if err == io.EOF {
+			return got
+		}
+		if err != nil {
+			got = append(got, err.Error())
+			continue
+		}
+		got = append(got, fmt.Sprintf("%d: %+v", fr.Line(), normalize(*e)))
 	}
 }

@@ -1,8 +1,10 @@
 package history
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -21,12 +23,14 @@ type decoder struct {
 	buf    []byte // scratch for strings with escapes
 	// last holds, by field, the string the canonical path read last.
 	last [numFields]string
-	// sawParams: the canonical path read a params value.
-	sawParams bool
+	// sawRawJSON: the canonical path read a raw JSON value (params).
+	sawRawJSON bool
 	// tsWord holds the first eight digits of the last long timestamp
 	// read, tsValue their value (decoder.timestamp).
 	tsWord  uint64
 	tsValue uint32
+	// keys holds the record keys read last (keys.go).
+	keys keyBlock
 }
 
 func newDecoder() *decoder { return &decoder{intern: map[string]string{}} }
@@ -97,15 +101,7 @@ func (d *decoder) decodeGeneral(line []byte, e *Event) error {
 	}
 	for {
 		l.ws()
-		key, err := d.rawString(l)
-		if err != nil {
-			return err
-		}
-		if err := l.expect(':'); err != nil {
-			return err
-		}
-		l.ws()
-		if err := d.field(l, key, e); err != nil {
+		if err := d.member(l, e); err != nil {
 			return err
 		}
 		l.ws()
@@ -141,98 +137,148 @@ func (d *decoder) finish(l *lexer, e *Event) error {
 	return checkBounds(e)
 }
 
-func (d *decoder) field(l *lexer, key []byte, e *Event) error {
-	var err error
-	switch string(key) {
-	case "kind":
-		var s []byte
-		if s, err = d.rawString(l); err == nil {
-			e.Kind = kindOf(d, s)
+// member parses one "key":value member of the object into e.
+func (d *decoder) member(l *lexer, e *Event) error {
+	f, known := writerKey(l.s, l.i)
+	var key []byte
+	if known {
+		l.i += len(canonicalKeys[f])
+	} else {
+		var err error
+		if key, err = d.rawString(l); err != nil {
+			return err
 		}
-	case "t":
-		e.T, err = l.int()
-	case "proc":
-		e.Proc, err = d.internString(l)
-	case "inc":
-		e.Inc, err = l.intN()
-	case "topic":
-		e.Topic, err = d.internString(l)
-	case "partition":
-		e.Partition, err = l.int32()
-	case "offset":
-		e.Offset, err = l.int()
-	case "key":
-		e.Key, err = d.string(l)
-	case "seq":
-		e.Seq, err = l.int()
-	case "producer":
-		e.Producer, err = d.internString(l)
-	case "intended_t":
-		e.IntendedT, err = l.int()
-	case "sent_t":
-		e.SentT, err = l.int()
-	case "record_t":
-		e.RecordT, err = l.int()
-	case "partitions":
-		e.Partitions, err = l.int32s(e.Partitions[:0])
-	case "gen":
-		e.Gen, err = l.int32()
-	case "member_id":
-		e.MemberID, err = d.internString(l)
-	case "err":
-		e.Err, err = d.string(l)
-	case "ambiguous":
-		e.Ambiguous, err = l.bool()
-	case "auto":
-		e.Auto, err = l.bool()
-	case "action":
-		e.Action, err = d.internString(l)
-	case "target":
-		e.Target, err = d.internString(l)
-	case "target_inc":
-		e.TargetInc, err = l.intN()
-	case "step":
-		e.Step, err = l.intN()
-	case "params":
-		var raw []byte
-		if raw, err = l.skipValue(); err == nil {
-			e.Params = string(raw)
+		if err := l.expect(':'); err != nil {
+			return err
 		}
-	case "state":
-		e.State, err = d.internString(l)
-	case "phase":
-		e.Phase, err = d.internString(l)
-	case "strategy":
-		e.Strategy, err = d.internString(l)
-	case "client":
-		e.Client, err = d.internString(l)
-	case "policy":
-		e.Policy, err = d.internString(l)
-	case "group":
-		e.Group, err = d.internString(l)
-	case "host":
-		e.Host, err = d.internString(l)
-	case "pid":
-		e.PID, err = l.intN()
-	case "exit_status":
-		e.ExitStatus, err = l.intN()
-	case "signal":
-		e.Signal, err = d.internString(l)
-	case "clock_offset":
-		e.ClockOffset, err = l.int()
-	default:
+		f, known = fieldByKey(key)
+	}
+	l.ws()
+	if !known {
 		// Unknown fields are allowed (a newer writer); their values are
 		// still checked for well-formedness.
-		_, err = l.skipValue()
-	}
-	if err != nil {
-		var se *syntaxError
-		if errors.As(err, &se) {
-			return &syntaxError{Col: se.Col, Msg: fmt.Sprintf("field %q: %s", key, se.Msg)}
+		if _, err := l.skipValue(); err != nil {
+			return fieldError(string(key), err)
 		}
-		return fmt.Errorf("field %q: %w", key, err)
+		return nil
+	}
+	if err := d.generalValue(l, f, e); err != nil {
+		return fieldError(fieldSpecs[f].key, err)
 	}
 	return nil
+}
+
+// writerKey finds the field whose key is at s[i:] as the writer writes
+// it, `"key":`, without reading the key as a string: the first quote in
+// the 16 bytes after the opening one gives the key's length, which with
+// its first and last bytes leads to the one field it can be (keyTable),
+// whose key is then compared as the canonical path compares keys. Any
+// other key (escaped, spaced before its colon, unknown, too near the end
+// of s) is left to the caller.
+func writerKey(s []byte, i int) (field, bool) {
+	if len(s)-i < 17 || s[i] != '"' {
+		return 0, false
+	}
+	const quotes = 0x2222222222222222
+	n := 0
+	if m := hasZeroByte(binary.LittleEndian.Uint64(s[i+1:]) ^ quotes); m != 0 {
+		n = bits.TrailingZeros64(m) / 8
+	} else if m := hasZeroByte(binary.LittleEndian.Uint64(s[i+9:]) ^ quotes); m != 0 {
+		n = 8 + bits.TrailingZeros64(m)/8
+	}
+	if n == 0 {
+		return 0, false
+	}
+	w0 := binary.LittleEndian.Uint64(s[i:])
+	w1 := binary.LittleEndian.Uint64(s[i+8:])
+	for h := keyHash(n, s[i+1], s[i+n]); keyTable[h] != 0; h++ {
+		f := keyTable[h] - 1
+		if k := &keyWords[f]; w0&k[2] == k[0] && w1&k[3] == k[1] {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// fieldByKey finds the field of a key.
+func fieldByKey(key []byte) (field, bool) {
+	if len(key) == 0 {
+		return 0, false
+	}
+	for h := keyHash(len(key), key[0], key[len(key)-1]); keyTable[h] != 0; h++ {
+		if f := keyTable[h] - 1; string(key) == fieldSpecs[f].key {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// keyTable holds each field, plus one, at the keyHash of its key or in
+// the first free slot after it (0 is a free slot).
+var keyTable = func() (t [256]field) {
+	for f, spec := range fieldSpecs {
+		k := spec.key
+		h := keyHash(len(k), k[0], k[len(k)-1])
+		for t[h] != 0 {
+			h++
+		}
+		t[h] = field(f) + 1
+	}
+	return t
+}()
+
+// keyHash hashes a key's length and its first and last bytes, which tell
+// the keys of the format nearly all apart.
+func keyHash(n int, first, last byte) uint8 {
+	return uint8(n*7 + int(first)*3 + int(last))
+}
+
+// generalValue parses the value of field f into e.
+func (d *decoder) generalValue(l *lexer, f field, e *Event) error {
+	p := e.at(f)
+	var err error
+	switch fieldSpecs[f].typ {
+	case tKind:
+		var s []byte
+		if s, err = d.rawString(l); err == nil {
+			*(*Kind)(p) = kindOf(d, s)
+		}
+	case tTime, tInt64:
+		*(*int64)(p), err = l.int()
+	case tInt32:
+		*(*int32)(p), err = l.int32()
+	case tInt:
+		*(*int)(p), err = l.intN()
+	case tString:
+		*(*string)(p), err = d.string(l)
+	case tKey:
+		var b []byte
+		if b, err = d.rawString(l); err == nil {
+			*(*string)(p) = d.keys.copy(b)
+		}
+	case tInterned:
+		*(*string)(p), err = d.internString(l)
+	case tBool:
+		*(*bool)(p), err = l.bool()
+	case tInt32s:
+		v := (*[]int32)(p)
+		*v, err = l.int32s((*v)[:0])
+	case tRawJSON:
+		var raw []byte
+		if raw, err = l.skipValue(); err == nil {
+			*(*string)(p) = string(raw)
+		}
+	}
+	return err
+}
+
+// fieldError says which field err was found in.
+func fieldError(key string, err error) error {
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return &syntaxError{Col: se.Col, Msg: fmt.Sprintf("field %q: %s", key, se.Msg)}
+	}
+	return fmt.Errorf("field %q: %w", key, err)
 }
 
 func kindOf(d *decoder, s []byte) Kind {

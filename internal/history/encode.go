@@ -1,103 +1,66 @@
 package history
 
 import (
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
-// AppendJSON appends e as one JSON object (no newline) to b. Fields are
-// written in a fixed order; zero-valued optional fields are left out, but
-// partition, offset and seq are always written for the kinds that carry
-// them (partition 0 and offset 0 are real values).
+// AppendJSON appends e as one JSON object (no newline) to b: the fields
+// of fieldSpecs in its order, each written as its rule says (zero-valued
+// optional fields left out; partition, offset and seq always written for
+// the kinds that carry them, since 0 is a real value there).
 func AppendJSON(b []byte, e *Event) []byte {
-	b = append(b, `{"kind":`...)
-	b = appendString(b, string(e.Kind))
-	b = append(b, `,"t":`...)
-	b = strconv.AppendInt(b, e.T, 10)
-	b = append(b, `,"proc":`...)
-	b = appendString(b, e.Proc)
-	b = append(b, `,"inc":`...)
-	b = strconv.AppendInt(b, int64(e.Inc), 10)
-	b = optString(b, "topic", e.Topic)
-	if e.Kind.hasPartition() {
-		b = append(b, `,"partition":`...)
-		b = strconv.AppendInt(b, int64(e.Partition), 10)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, e.Offset, 10)
-	}
-	b = optString(b, "key", e.Key)
-	if e.Kind == Produced || e.Kind == Processed {
-		b = append(b, `,"seq":`...)
-		b = strconv.AppendInt(b, e.Seq, 10)
-	}
-	b = optString(b, "producer", e.Producer)
-	b = optInt(b, "intended_t", e.IntendedT)
-	b = optInt(b, "sent_t", e.SentT)
-	b = optInt(b, "record_t", e.RecordT)
-	if e.Kind == Assigned || e.Kind == Revoked || e.Kind == Lost {
-		b = append(b, `,"partitions":[`...)
-		for i, p := range e.Partitions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(p), 10)
+	// Every member is written with a comma before it; the first one's
+	// becomes the object's opening brace (kind is always written).
+	start := len(b)
+	// The fields to write, in the table's order: those every event of
+	// the kind writes and the optional ones that are not zero.
+	for set := e.Kind.writtenFields() | e.nonZero(); set != 0; set &= set - 1 {
+		f := field(bits.TrailingZeros64(uint64(set)))
+		b = append(b, encodedKeys[f]...)
+		spec := &fieldSpecs[f]
+		p := unsafe.Add(unsafe.Pointer(e), spec.offset)
+		switch spec.typ {
+		case tKind, tString, tKey, tInterned:
+			b = appendString(b, *(*string)(p))
+		case tTime, tInt64:
+			b = strconv.AppendInt(b, *(*int64)(p), 10)
+		case tInt32:
+			b = strconv.AppendInt(b, int64(*(*int32)(p)), 10)
+		case tInt:
+			b = strconv.AppendInt(b, int64(*(*int)(p)), 10)
+		case tBool:
+			b = strconv.AppendBool(b, *(*bool)(p))
+		case tInt32s:
+			b = appendInt32s(b, *(*[]int32)(p))
+		case tRawJSON:
+			b = append(b, *(*string)(p)...)
 		}
-		b = append(b, ']')
 	}
-	b = optInt(b, "gen", int64(e.Gen))
-	b = optString(b, "member_id", e.MemberID)
-	b = optString(b, "err", e.Err)
-	b = optBool(b, "ambiguous", e.Ambiguous)
-	b = optBool(b, "auto", e.Auto)
-	b = optString(b, "action", e.Action)
-	b = optString(b, "target", e.Target)
-	b = optInt(b, "target_inc", int64(e.TargetInc))
-	b = optInt(b, "step", int64(e.Step))
-	if e.Params != "" {
-		b = append(b, `,"params":`...)
-		b = append(b, e.Params...)
-	}
-	b = optString(b, "state", e.State)
-	b = optString(b, "phase", e.Phase)
-	b = optString(b, "strategy", e.Strategy)
-	b = optString(b, "client", e.Client)
-	b = optString(b, "policy", e.Policy)
-	b = optString(b, "group", e.Group)
-	b = optString(b, "host", e.Host)
-	b = optInt(b, "pid", int64(e.PID))
-	b = optInt(b, "exit_status", int64(e.ExitStatus))
-	b = optString(b, "signal", e.Signal)
-	b = optInt(b, "clock_offset", e.ClockOffset)
+	b[start] = '{'
 	return append(b, '}')
 }
 
-func optString(b []byte, key, v string) []byte {
-	if v == "" {
-		return b
+// encodedKeys are the fields' keys as AppendJSON writes them, each with
+// the comma before it: `,"key":`.
+var encodedKeys = func() (k [numFields]string) {
+	for f, spec := range fieldSpecs {
+		k[f] = `,"` + spec.key + `":`
 	}
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	b = append(b, '"', ':')
-	return appendString(b, v)
-}
+	return k
+}()
 
-func optInt(b []byte, key string, v int64) []byte {
-	if v == 0 {
-		return b
+func appendInt32s(b []byte, v []int32) []byte {
+	b = append(b, '[')
+	for i, n := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
 	}
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	b = append(b, '"', ':')
-	return strconv.AppendInt(b, v, 10)
-}
-
-func optBool(b []byte, key string, v bool) []byte {
-	if !v {
-		return b
-	}
-	b = append(b, ',', '"')
-	b = append(b, key...)
-	return append(b, `":true`...)
+	return append(b, ']')
 }
 
 const hexDigits = "0123456789abcdef"

@@ -61,6 +61,41 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAppendJSONKnownLines: the writer's bytes for the sample events, as
+// histories hold them. Readers of old histories depend on these: any
+// change here is a change of the format.
+func TestAppendJSONKnownLines(t *testing.T) {
+	want := []string{
+		`{"kind":"produced","t":1,"proc":"producer-0","inc":0,"topic":"t","partition":0,"offset":0,"key":"k00001","seq":0,"intended_t":1,"sent_t":1}`,
+		`{"kind":"produced","t":2,"proc":"producer-0","inc":0,"partition":-1,"offset":-1,"key":"k\"q\\","seq":3,"err":"Local: Message timed out\n","ambiguous":true}`,
+		`{"kind":"assigned","t":3,"proc":"m1","inc":2,"topic":"t","partitions":[0,1,5],"gen":7,"member_id":"rdkafka-5f0c"}`,
+		`{"kind":"revoked","t":4,"proc":"m1","inc":2,"topic":"t","partitions":[]}`,
+		`{"kind":"lost","t":5,"proc":"m1","inc":2,"partitions":[3]}`,
+		`{"kind":"processed","t":6,"proc":"m2","inc":0,"partition":3,"offset":9,"key":"é✓","seq":4,"producer":"producer-0","intended_t":2,"record_t":3}`,
+		`{"kind":"committed","t":7,"proc":"m2","inc":0,"partition":3,"offset":10,"auto":true}`,
+		`{"kind":"committed","t":8,"proc":"m2","inc":0,"partition":3,"offset":10,"err":"Broker: Unknown member"}`,
+		`{"kind":"chaos","t":9,"proc":"chaos","inc":0,"action":"pause","target":"m2","target_inc":1,"step":2,"params":{"duration":"10s","n":[1,2]},"pid":4242}`,
+		`{"kind":"member","t":10,"proc":"m3","inc":0,"state":"started","strategy":"sticky","client":"franz","policy":"sync-batch","group":"g","host":"h","pid":99,"clock_offset":-12}`,
+		`{"kind":"member","t":11,"proc":"chaos","inc":0,"target":"m3","state":"exited","exit_status":-1,"signal":"SIGKILL"}`,
+		`{"kind":"phase","t":12,"proc":"chaos","inc":0,"phase":"drain"}`,
+	}
+	for i, e := range sample() {
+		if got := string(AppendJSON(nil, &e)); got != want[i] {
+			t.Errorf("event %d:\n got %s\nwant %s", i, got, want[i])
+		}
+	}
+	// Fields a kind does not carry are left out, whatever their value.
+	e := Event{Kind: Phase, T: 1, Proc: "chaos", Partition: 3, Offset: 4, Seq: 5, Partitions: []int32{1}}
+	if got, want := string(AppendJSON(nil, &e)), `{"kind":"phase","t":1,"proc":"chaos","inc":0}`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	// An empty string is left out, even one that points somewhere.
+	e = Event{Kind: Phase, T: 1, Proc: "chaos", Phase: "drain", Host: "h1"[:0], Signal: "SIGKILL"[:0]}
+	if got, want := string(AppendJSON(nil, &e)), `{"kind":"phase","t":1,"proc":"chaos","inc":0,"phase":"drain"}`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
 func TestRoundTripRandomStrings(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	d := newDecoder()

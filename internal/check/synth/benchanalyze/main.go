@@ -1,14 +1,23 @@
 // Command benchanalyze measures the analyser on a generated history of
-// about ten million events (make bench-analyze): events per second and
-// peak memory of the full analysis, side by side with reading alone
-// (every file decoded on one goroutine, one after another; and
-// history.Merger, which decodes the files in parallel and merges them in
-// time order), and with the analysis held to one core (GOMAXPROCS=1).
-// Each measurement runs in its own child process, so that its peak RSS is
-// its own. -summary writes the summary of the analysis (two cores) into a
-// folder, for comparing what two builds compute (cmp).
+// about ten million events (make bench-analyze): events per second,
+// events per CPU-second and peak memory of the full analysis, side by
+// side with reading alone (every file decoded on one goroutine, one after
+// another; and history.Merger, which decodes the files in parallel and
+// merges them in time order), and with the analysis held to one core
+// (GOMAXPROCS=1). Each measurement runs in its own child process, so that
+// its CPU time and peak RSS are its own.
 //
-//	benchanalyze [-events N] [-dir DIR] [-cpuprofile FILE] [-summary DIR]
+// -before names a benchanalyze built from another revision (make
+// bench-analyze BENCH_ANALYZE_BEFORE=main builds one): every round then
+// runs each measurement with both builds, one after the other on the same
+// history, their order alternating from round to round, and the table
+// gives each build's median with its spread (min-max over the rounds)
+// and the ratio of the two: the median of each round's ratio, with their
+// spread. Both builds' summaries of the analysis must be the same bytes.
+// -summary writes the summary of the analysis (two cores) into a folder
+// (with -before, each build's into a folder of its name there).
+//
+//	benchanalyze [-events N] [-dir DIR] [-before BIN] [-rounds N] [-cpuprofile FILE] [-summary DIR]
 package main
 
 import (
@@ -18,7 +27,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -49,7 +57,15 @@ func main() {
 	measure := flag.String("measure", "", "internal: run one measurement (decode, merger, analyze) and print it as JSON")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of each measurement to this path, suffixed by its number (1-4)")
 	summary := flag.String("summary", "", "write summary.json and latency.hlog of the analysis into this folder (created)")
+	before := flag.String("before", "", "a benchanalyze binary built from another revision: its measurements alternate with this one's, on the same history")
+	rounds := flag.Int("rounds", 0, "rounds of every measurement (default 1, or 5 with -before)")
 	flag.Parse()
+	if *rounds == 0 {
+		*rounds = 1
+		if *before != "" {
+			*rounds = 5
+		}
+	}
 	if *measure != "" {
 		if err := runOne(*measure, *dir, *profile, *summary); err != nil {
 			fmt.Fprintln(os.Stderr, "benchanalyze:", err)
@@ -57,13 +73,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(*events, *dir, *profile, *summary); err != nil {
+	if err := run(*events, *dir, *profile, *summary, *before, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "benchanalyze:", err)
 		os.Exit(1)
 	}
 }
 
-func run(events int64, dir, profile, summary string) error {
+func run(events int64, dir, profile, summary, before string, rounds int) error {
 	cell := filepath.Join(dir, fmt.Sprintf("cell-%d", events))
 	if _, err := os.Stat(filepath.Join(cell, "cell.json")); errors.Is(err, os.ErrNotExist) {
 		fmt.Printf("generating a history of about %d events in %s ...\n", events, cell)
@@ -95,47 +111,15 @@ func run(events int64, dir, profile, summary string) error {
 	if err != nil {
 		return err
 	}
-	type run struct {
-		mode, name string
-		env        []string
+	builds := []build{{"after", self}}
+	if before != "" {
+		builds = []build{{"before", before}, {"after", self}}
 	}
-	runs := []run{
-		{"decode", "read: FileReader, one goroutine", nil},
-		{"merger", "read: history.Merger", nil},
-		{"analyze", "analyze (Merger + checks)", nil},
-		{"analyze", "analyze, GOMAXPROCS=1", []string{"GOMAXPROCS=1"}},
+	res, err := measureAll(cell, builds, rounds, profile, summary)
+	if err != nil {
+		return err
 	}
-	var results []result
-	for i, r := range runs {
-		args := []string{"-measure", r.mode, "-dir", cell}
-		if profile != "" {
-			args = append(args, "-cpuprofile", fmt.Sprintf("%s.%d", profile, i+1))
-		}
-		if summary != "" && r.mode == "analyze" && r.env == nil {
-			args = append(args, "-summary", summary)
-		}
-		cmd := exec.Command(self, args...)
-		cmd.Env = append(os.Environ(), r.env...)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("%s: %w", r.name, err)
-		}
-		var res result
-		if err := json.Unmarshal(out, &res); err != nil {
-			return fmt.Errorf("%s: %w", r.name, err)
-		}
-		res.Mode = r.name
-		results = append(results, res)
-	}
-	base := results[0]
-	fmt.Printf("%-34s %12s %9s %14s %9s %16s %10s %10s %9s\n", "", "events", "seconds", "events/s", "CPU s", "events/CPU-s", "peak RSS", "peak heap", "vs first")
-	for _, r := range results {
-		rate := float64(r.Events) / r.Seconds
-		fmt.Printf("%-34s %12d %9.2f %14.0f %9.2f %16.0f %8.0fMB %8.0fMB %8.2fx\n", r.Mode, r.Events, r.Seconds, rate,
-			r.CPU, float64(r.Events)/r.CPU, float64(r.PeakRSS)/1e6, float64(r.PeakHeap)/1e6, rate/(float64(base.Events)/base.Seconds))
-	}
-	fmt.Printf("\n(GOMAXPROCS %d on %d CPUs; CPU s is user+system time of the measurement's process, a fairer figure on a shared machine;\n peak RSS is the process's own high-water mark (VmHWM); the last column is the rate relative to the first row, measured in this run)\n", runtime.GOMAXPROCS(0), runtime.NumCPU())
+	printTable(res, builds, rounds)
 	return nil
 }
 
