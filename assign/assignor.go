@@ -127,7 +127,7 @@ func Converge(a Assignor, g *Group) []Assignment {
 		}
 		// The members revoke what was withheld and rejoin at once.
 		for i := range cur.Members {
-			cur.Members[i].Owned = res[cur.Members[i].ID]
+			cur.Members[i].Owned = res[cur.Members[i].ID].Map()
 		}
 	}
 	return rounds
@@ -148,63 +148,7 @@ func complete(g *Group, a Assignment) bool {
 	}
 	got := 0
 	for _, topics := range a {
-		for _, ps := range topics {
-			got += len(ps)
-		}
+		got += topics.Count()
 	}
 	return got == want
-}
-
-// sameOwned reports whether a gives every member exactly what it owned.
-func sameOwned(g *Group, a Assignment) bool {
-	for _, m := range g.Members {
-		if !equalTopicMaps(normalize(m.Owned), a[m.ID]) {
-			return false
-		}
-	}
-	return true
-}
-
-func normalize(m map[string][]int32) map[string][]int32 {
-	out := make(map[string][]int32, len(m))
-	for t, ps := range m {
-		if len(ps) == 0 {
-			continue
-		}
-		c := slices.Clone(ps)
-		slices.Sort(c)
-		out[t] = c
-	}
-	return out
-}
-
-func equalTopicMaps(a, b map[string][]int32) bool {
-	na, nb := 0, 0
-	for t, ps := range a {
-		if len(ps) > 0 {
-			na++
-			if !slices.Equal(ps, b[t]) {
-				return false
-			}
-		}
-	}
-	for _, ps := range b {
-		if len(ps) > 0 {
-			nb++
-		}
-	}
-	return na == nb
-}
-
-func equalAssignments(a, b Assignment) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for m, ta := range a {
-		tb, ok := b[m]
-		if !ok || !equalTopicMaps(ta, tb) {
-			return false
-		}
-	}
-	return true
 }

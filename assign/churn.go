@@ -274,7 +274,7 @@ func Simulate(a Assignor, start *Group, s *Script, name string, keepAssignments 
 		}
 		out = append(out, res)
 		for j := range g.Members {
-			g.Members[j].Owned = final[g.Members[j].ID]
+			g.Members[j].Owned = final[g.Members[j].ID].Map()
 		}
 	}
 	return out, nil

@@ -19,7 +19,7 @@ func ExampleRange() {
 	}
 	a := assign.Range.Assign(g)
 	for _, m := range []string{"c0", "c1", "c2"} {
-		fmt.Println(m, a[m]["t0"])
+		fmt.Println(m, a[m].Partitions("t0"))
 	}
 	// Output:
 	// c0 [0 1 2]
@@ -56,7 +56,7 @@ func ExampleSticky() {
 	}
 	a := assign.Sticky.Assign(g)
 	for _, m := range []string{"c0", "c1", "c2"} {
-		fmt.Println(m, a[m]["t0"])
+		fmt.Println(m, a[m].Partitions("t0"))
 	}
 	// Output:
 	// c0 [0 1]
@@ -75,7 +75,7 @@ func ExampleConverge() {
 		},
 	}
 	for i, round := range assign.Converge(assign.CooperativeSticky, g) {
-		fmt.Println("round", i+1, "c0", round["c0"]["t0"], "c1", round["c1"]["t0"])
+		fmt.Println("round", i+1, "c0", round["c0"].Partitions("t0"), "c1", round["c1"].Partitions("t0"))
 	}
 	// Output:
 	// round 1 c0 [0 1] c1 []

@@ -295,10 +295,11 @@ func (o *oracle) settle(t int64) {
 		names[id] = in.proc
 		ps := slices.Sorted(maps.Keys(in.owned))
 		g.Members = append(g.Members, Member{ID: id, Topics: []string{o.topic}})
-		observed[id] = map[string][]int32{}
+		var mine MemberAssignment // a member that owns nothing has an empty entry
 		if len(ps) > 0 {
-			observed[id][o.topic] = ps
+			mine = MemberAssignment{{o.topic, ps}}
 		}
+		observed[id] = mine
 	}
 	finding := func(kind string, members []string, parts []int32, detail string) {
 		o.report.Findings = append(o.report.Findings, Finding{Kind: kind, T: t, Gen: gen, Members: members, Partitions: parts, Detail: detail})
@@ -310,7 +311,7 @@ func (o *oracle) settle(t int64) {
 		var parts []int32
 		var diffs []string
 		for _, m := range g.Members {
-			got, exp := observed[m.ID][o.topic], want[m.ID][o.topic]
+			got, exp := observed[m.ID].Partitions(o.topic), want[m.ID].Partitions(o.topic)
 			if !slices.Equal(got, exp) {
 				who = append(who, names[m.ID])
 				parts = append(parts, symmetricDifference(got, exp)...)

@@ -1,7 +1,5 @@
 package assign
 
-import "slices"
-
 // Placement is an assignment in a Spec's numbers: member i (in the
 // group's order) has the partitions Member(i), ascending, which are also
 // grouped by topic (topics are numbered in name order). It is what the
@@ -62,36 +60,38 @@ func (p *Placement) Owners() []int32 {
 }
 
 // Assignment converts the placement to member ids, topic names and
-// partition numbers.
+// partition numbers. Its allocations do not grow with the group: every
+// member's topic entries are slices of one array, their partitions of
+// another, and the names are the Spec's, which are the group's strings.
 func (p *Placement) Assignment() Assignment {
 	s := p.spec
-	a := make(Assignment, len(s.members))
-	// One array holds every member's partition numbers.
-	local := slices.Clone(p.parts)
-	type run struct {
-		topic int32
-		n     int
-	}
-	var runs []run
-	for i, id := range s.members {
-		ps := local[p.start[i]:p.start[i+1]]
-		runs = runs[:0]
-		for t, rest := int32(0), ps; len(rest) > 0; {
+	// A first pass counts the entries (a member's partitions of one topic)
+	// to size their array.
+	entries := 0
+	for i := range len(p.start) - 1 {
+		for t, ps := int32(0), p.Member(i); len(ps) > 0; entries++ {
 			var n int
-			t, n = s.nextRun(rest, t)
-			runs = append(runs, run{t, n})
-			rest = rest[n:]
+			t, n = s.nextRun(ps, t)
+			ps = ps[n:]
 		}
-		m := make(map[string][]int32, len(runs))
-		for _, r := range runs {
-			part := ps[:r.n:r.n]
-			ps = ps[r.n:]
-			for j := range part {
-				part[j] -= s.offset[r.topic]
+	}
+	all := make([]TopicPartitions, 0, entries)
+	local := make([]int32, len(p.parts)) // topic-local partition numbers
+	a := make(Assignment, len(s.members))
+	for i, id := range s.members {
+		first := len(all)
+		begin, end := p.start[i], p.start[i+1]
+		for t := int32(0); begin < end; {
+			var n int
+			t, n = s.nextRun(p.parts[begin:end], t)
+			ps := local[begin : begin+int32(n) : begin+int32(n)]
+			for j, gp := range p.parts[begin : begin+int32(n)] {
+				ps[j] = gp - s.offset[t]
 			}
-			m[s.topics[r.topic]] = part
+			all = append(all, TopicPartitions{s.topics[t], ps})
+			begin += int32(n)
 		}
-		a[id] = m
+		a[id] = all[first:len(all):len(all)]
 	}
 	return a
 }

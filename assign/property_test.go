@@ -89,7 +89,14 @@ func checkValid(t *testing.T, g *Group, a Assignment, complete bool) {
 		if !ok {
 			t.Errorf("member %s missing from the assignment", m.ID)
 		}
-		for topic, ps := range topics {
+		for i, tp := range topics {
+			topic, ps := tp.Topic, tp.Partitions
+			if i > 0 && topics[i-1].Topic >= topic {
+				t.Errorf("member %s: topics %s and %s out of order or repeated", m.ID, topics[i-1].Topic, topic)
+			}
+			if len(ps) == 0 {
+				t.Errorf("member %s: an empty entry for %s", m.ID, topic)
+			}
 			if !slices.Contains(m.Topics, topic) {
 				t.Errorf("member %s got %s %v but does not subscribe to it", m.ID, topic, ps)
 			}
@@ -182,7 +189,7 @@ func TestRangeRule(t *testing.T) {
 						if int32(i) < l.counts[ti]%n {
 							want++
 						}
-						ps := got[l.members[m]][topic]
+						ps := got[l.members[m]].Partitions(topic)
 						if int32(len(ps)) != want {
 							t.Fatalf("%s: member %s (position %d of %d) has %d partitions, want %d", topic, l.members[m], i, n, len(ps), want)
 						}
@@ -266,7 +273,7 @@ func TestUniformKeepsWithinQuota(t *testing.T) {
 			for topic, ps := range m.Owned {
 				for _, p := range ps {
 					owned++
-					if slices.Contains(got[m.ID][topic], p) {
+					if slices.Contains(got[m.ID].Partitions(topic), p) {
 						kept++
 					}
 				}
@@ -340,10 +347,10 @@ func TestKnownAnswers(t *testing.T) {
 		t.Errorf("range 7 partitions / 3 members: %v, want [3 2 2]", got)
 	}
 	g = &Group{Topics: map[string]int32{"t0": 3}, Members: members(2, "t0")}
-	if got := Range.Assign(g); !slices.Equal(got["c0"]["t0"], []int32{0, 1}) || !slices.Equal(got["c1"]["t0"], []int32{2}) {
+	if got := Range.Assign(g); !slices.Equal(got["c0"].Partitions("t0"), []int32{0, 1}) || !slices.Equal(got["c1"].Partitions("t0"), []int32{2}) {
 		t.Errorf("range 3 partitions / 2 members: %v, want c0 [0 1], c1 [2]", got)
 	}
-	if got := RoundRobin.Assign(g); !slices.Equal(got["c0"]["t0"], []int32{0, 2}) || !slices.Equal(got["c1"]["t0"], []int32{1}) {
+	if got := RoundRobin.Assign(g); !slices.Equal(got["c0"].Partitions("t0"), []int32{0, 2}) || !slices.Equal(got["c1"].Partitions("t0"), []int32{1}) {
 		t.Errorf("roundrobin 3 partitions / 2 members: %v, want c0 [0 2], c1 [1]", got)
 	}
 	// Three topics of 1, 2, 3 partitions; C0 subscribes to t0, C1 to t0
@@ -373,7 +380,7 @@ func TestKnownAnswers(t *testing.T) {
 		{ID: "b", Topics: []string{"t0"}, InstanceID: "z"},
 		{ID: "c", Topics: []string{"t0"}, InstanceID: "y"},
 	}}
-	if got := Range.Assign(g); !slices.Equal(got["c"]["t0"], []int32{0}) || !slices.Equal(got["b"]["t0"], []int32{1}) || !slices.Equal(got["a"]["t0"], []int32{2}) {
+	if got := Range.Assign(g); !slices.Equal(got["c"].Partitions("t0"), []int32{0}) || !slices.Equal(got["b"].Partitions("t0"), []int32{1}) || !slices.Equal(got["a"].Partitions("t0"), []int32{2}) {
 		t.Errorf("range with static members: %v, want c [0] (instance y), b [1] (z), a [2]", got)
 	}
 }

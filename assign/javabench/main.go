@@ -304,22 +304,17 @@ func compare(got assign.Assignment, java map[string]string) string {
 	return ""
 }
 
-func formatMember(topics map[string][]int32) string {
-	names := make([]string, 0, len(topics))
-	for t, ps := range topics {
-		if len(ps) > 0 {
-			names = append(names, t)
-		}
-	}
-	sort.Strings(names)
+// formatMember formats a member's partitions as the Java side prints
+// them: topics in name order, each as topic:p,p,...
+func formatMember(topics assign.MemberAssignment) string {
 	var b strings.Builder
-	for i, t := range names {
+	for i, tp := range topics {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(t)
+		b.WriteString(tp.Topic)
 		b.WriteByte(':')
-		for j, p := range topics[t] {
+		for j, p := range tp.Partitions {
 			if j > 0 {
 				b.WriteByte(',')
 			}
@@ -428,10 +423,10 @@ func largeGroup(rng *rand.Rand) *assign.Group {
 		case r == 1: // replaced by a new member
 			m = assign.Member{ID: randomID(rng, n+i), Topics: m.Topics}
 		case r == 2 && !same: // changed its subscription, kept what it owned
-			m.Owned = prev[m.ID]
+			m.Owned = prev[m.ID].Map()
 			m.Topics = subscription()
 		default:
-			m.Owned = prev[m.ID]
+			m.Owned = prev[m.ID].Map()
 		}
 		next.Members = append(next.Members, m)
 	}
@@ -518,7 +513,7 @@ func shapeCases(s shape, rng *rand.Rand) []benchCase {
 			churn.Members = append(churn.Members, assign.Member{ID: randomID(rng, s.members+i), Topics: m.Topics})
 			continue
 		}
-		m.Owned = prev[m.ID]
+		m.Owned = prev[m.ID].Map()
 		churn.Members = append(churn.Members, m)
 	}
 	return []benchCase{fresh, {s.name + "/churn", churn}}
