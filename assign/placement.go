@@ -60,20 +60,18 @@ func (p *Placement) Owners() []int32 {
 }
 
 // Assignment converts the placement to member ids, topic names and
-// partition numbers. Its allocations do not grow with the group: every
+// partition numbers. It allocates a few arrays, however many members: every
 // member's topic entries are slices of one array, their partitions of
 // another, and the names are the Spec's, which are the group's strings.
 func (p *Placement) Assignment() Assignment {
 	s := p.spec
-	// A first pass counts the entries (a member's partitions of one topic)
-	// to size their array.
+	// A member has an entry per topic it got partitions of: at most one
+	// per partition and one per topic it subscribes to. (Were the bound
+	// short, append would move the array on, the entries already taken
+	// staying valid in the old one.)
 	entries := 0
 	for i := range len(p.start) - 1 {
-		for t, ps := int32(0), p.Member(i); len(ps) > 0; entries++ {
-			var n int
-			t, n = s.nextRun(ps, t)
-			ps = ps[n:]
-		}
+		entries += min(int(p.start[i+1]-p.start[i]), len(s.subs(i)))
 	}
 	all := make([]TopicPartitions, 0, entries)
 	local := make([]int32, len(p.parts)) // topic-local partition numbers
