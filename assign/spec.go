@@ -63,29 +63,11 @@ func NewSpec(g *Group) *Spec { return newSpec(g, specOwned|specDerived) }
 // newSpec compiles g, computing only the parts asked for.
 func newSpec(g *Group, parts specParts) *Spec {
 	s := &Spec{}
-	all := sortedKeys(g.Topics) // every topic with a partition count
-	allIndex := make(map[string]int32, len(all))
-	for i, t := range all {
-		allIndex[t] = int32(i)
-	}
-
-	// Members with the same subscription, as a set of names, share a
-	// class. The set is a bit set of topics when there are 64 topics or
-	// fewer and all its topics exist, else its sorted names.
 	n := len(g.Members)
 	s.members = make([]string, n)
 	s.inst = make([]string, n)
 	s.class = make([]int32, n)
-	var (
-		flat      []int32 // every class's topics (in all), ascending, one class after the other
-		classEnds []int   // class -> end of its topics in flat
-		byBits    map[uint64]int32
-		byNames   map[string]int32
-	)
-	newClass := func() int32 {
-		classEnds = append(classEnds, len(flat))
-		return int32(len(classEnds) - 1)
-	}
+	c := newClassifier(g.Topics, n)
 	for i, m := range g.Members {
 		s.members[i] = m.ID
 		s.inst[i] = m.InstanceID
@@ -93,63 +75,125 @@ func newSpec(g *Group, parts specParts) *Spec {
 			s.class[i] = s.class[i-1]
 			continue
 		}
-		if len(all) <= 64 {
-			var set uint64
-			known := true
-			for _, t := range m.Topics {
-				ti, ok := allIndex[t]
-				if !ok {
-					known = false
-					break
-				}
-				set |= 1 << ti
-			}
-			if known {
-				c, ok := byBits[set]
-				if !ok {
-					if byBits == nil {
-						byBits = make(map[uint64]int32, min(n, 64))
-					}
-					for rest := set; rest != 0; rest &= rest - 1 {
-						flat = append(flat, int32(bits.TrailingZeros64(rest)))
-					}
-					c = newClass()
-					byBits[set] = c
-				}
-				s.class[i] = c
-				continue
-			}
-		}
-		key := canonicalTopics(m.Topics)
-		c, ok := byNames[key]
-		if !ok {
-			if byNames == nil {
-				byNames = make(map[string]int32)
-			}
-			begin := len(flat)
-			for _, t := range m.Topics {
-				if ti, ok := allIndex[t]; ok && !slices.Contains(flat[begin:], ti) {
-					flat = append(flat, ti)
-				}
-			}
-			slices.Sort(flat[begin:])
-			c = newClass()
-			byNames[key] = c
-		}
-		s.class[i] = c
+		s.class[i] = c.classOf(m.Topics)
 	}
-	s.homogeneous = len(classEnds) <= 1
+	s.homogeneous = len(c.ends) <= 1
+	number := s.numberTopics(g.Topics, c)
+	s.setClassTopics(c, number)
+	if parts&specOwned != 0 {
+		s.owned = s.compileOwned(g)
+	}
+	if parts&specDerived != 0 {
+		s.byID = s.sortedByID()
+		if s.owned != nil {
+			s.owner = s.previousOwners()
+		}
+	}
+	return s
+}
 
-	// Only topics that some member subscribes to take part, as in Kafka;
-	// they are numbered in name order.
-	number := make([]int32, len(all)) // topic in all -> number, -1: none
+// classifier gives members with the same subscription, as a set of
+// names, the same class. The set is a bit set of topics when there are
+// 64 topics or fewer and all its topics exist, else its sorted names.
+type classifier struct {
+	all     []string         // every topic with a partition count, sorted
+	index   map[string]int32 // topic name -> its index in all
+	members int              // how many members the group has (a size hint)
+
+	flat    []int32 // every class's topics (indexes in all), ascending, one class after the other
+	ends    []int   // class -> end of its topics in flat
+	byBits  map[uint64]int32
+	byNames map[string]int32
+}
+
+func newClassifier(topics map[string]int32, members int) *classifier {
+	c := &classifier{all: sortedKeys(topics), members: members}
+	c.index = make(map[string]int32, len(c.all))
+	for i, t := range c.all {
+		c.index[t] = int32(i)
+	}
+	return c
+}
+
+// classOf returns the class of a subscription, a new one if no member
+// had it before.
+func (c *classifier) classOf(topics []string) int32 {
+	if set, ok := c.bitSet(topics); ok {
+		return c.classOfBits(set)
+	}
+	return c.classOfNames(topics)
+}
+
+// bitSet returns the subscription as a bit set of indexes in all, if
+// there are 64 topics or fewer and all of its topics exist.
+func (c *classifier) bitSet(topics []string) (uint64, bool) {
+	if len(c.all) > 64 {
+		return 0, false
+	}
+	var set uint64
+	for _, t := range topics {
+		ti, ok := c.index[t]
+		if !ok {
+			return 0, false
+		}
+		set |= 1 << ti
+	}
+	return set, true
+}
+
+func (c *classifier) classOfBits(set uint64) int32 {
+	if k, ok := c.byBits[set]; ok {
+		return k
+	}
+	if c.byBits == nil {
+		c.byBits = make(map[uint64]int32, min(c.members, 64))
+	}
+	for rest := set; rest != 0; rest &= rest - 1 {
+		c.flat = append(c.flat, int32(bits.TrailingZeros64(rest)))
+	}
+	k := c.newClass()
+	c.byBits[set] = k
+	return k
+}
+
+func (c *classifier) classOfNames(topics []string) int32 {
+	key := canonicalTopics(topics)
+	if k, ok := c.byNames[key]; ok {
+		return k
+	}
+	if c.byNames == nil {
+		c.byNames = make(map[string]int32)
+	}
+	begin := len(c.flat)
+	for _, t := range topics {
+		if ti, ok := c.index[t]; ok && !slices.Contains(c.flat[begin:], ti) {
+			c.flat = append(c.flat, ti)
+		}
+	}
+	slices.Sort(c.flat[begin:])
+	k := c.newClass()
+	c.byNames[key] = k
+	return k
+}
+
+// newClass ends the class whose topics were just appended to flat.
+func (c *classifier) newClass() int32 {
+	c.ends = append(c.ends, len(c.flat))
+	return int32(len(c.ends) - 1)
+}
+
+// numberTopics numbers the topics that some class subscribes to (as in
+// Kafka, only those take part), in name order. It returns each topic's
+// number by its index in c.all, -1 for none.
+func (s *Spec) numberTopics(counts map[string]int32, c *classifier) []int32 {
+	number := make([]int32, len(c.all)) // index in all -> number, -1: none
 	for i := range number {
 		number[i] = -1
 	}
-	for _, t := range flat {
+	for _, t := range c.flat {
 		number[t] = 0
 	}
-	for i, t := range all {
+	for i, t := range c.all {
 		if number[i] < 0 {
 			continue
 		}
@@ -162,58 +206,61 @@ func newSpec(g *Group, parts specParts) *Spec {
 	s.offset = make([]int32, nt+1)
 	for i, t := range s.topics {
 		s.index[t] = int32(i)
-		s.counts[i] = g.Topics[t]
+		s.counts[i] = counts[t]
 		s.offset[i] = s.total
-		s.total += g.Topics[t]
+		s.total += counts[t]
 	}
 	s.offset[nt] = s.total
-	s.classTopics = make([][]int32, len(classEnds))
-	s.classSub = make([]bool, len(classEnds)*nt)
+	return number
+}
+
+// setClassTopics gives the classes their topics by number.
+func (s *Spec) setClassTopics(c *classifier, number []int32) {
+	nt := len(s.topics)
+	s.classTopics = make([][]int32, len(c.ends))
+	s.classSub = make([]bool, len(c.ends)*nt)
+	flat := c.flat // renumbered in place
 	for j, t := range flat {
 		flat[j] = number[t] // ascending still: the numbers keep name order
 	}
 	begin := 0
-	for c, end := range classEnds {
+	for k, end := range c.ends {
 		ts := flat[begin:end:end]
 		for _, t := range ts {
-			s.classSub[c*nt+int(t)] = true
+			s.classSub[k*nt+int(t)] = true
 		}
-		s.classTopics[c] = ts
+		s.classTopics[k] = ts
 		begin = end
 	}
+}
 
-	if parts&specOwned != 0 {
-		// Every member's owned partitions in one array.
-		s.owned = make([][]int32, n)
-		var owned []int32
-		ends := make([]int, n)
-		for i, m := range g.Members {
-			begin := len(owned)
-			for t, ps := range m.Owned {
-				ti, ok := s.index[t]
-				if !ok {
-					continue
-				}
-				for _, p := range ps {
-					owned = append(owned, s.offset[ti]+p)
-				}
+// compileOwned returns every member's owned partitions (of the numbered
+// topics), ascending, all in one array.
+func (s *Spec) compileOwned(g *Group) [][]int32 {
+	n := len(g.Members)
+	out := make([][]int32, n)
+	var owned []int32
+	ends := make([]int, n)
+	for i, m := range g.Members {
+		begin := len(owned)
+		for t, ps := range m.Owned {
+			ti, ok := s.index[t]
+			if !ok {
+				continue
 			}
-			slices.Sort(owned[begin:])
-			ends[i] = len(owned)
+			for _, p := range ps {
+				owned = append(owned, s.offset[ti]+p)
+			}
 		}
-		begin := 0
-		for i, end := range ends {
-			s.owned[i] = owned[begin:end:end]
-			begin = end
-		}
+		slices.Sort(owned[begin:])
+		ends[i] = len(owned)
 	}
-	if parts&specDerived != 0 {
-		s.byID = s.sortedByID()
-		if s.owned != nil {
-			s.owner = s.previousOwners()
-		}
+	begin := 0
+	for i, end := range ends {
+		out[i] = owned[begin:end:end]
+		begin = end
 	}
-	return s
+	return out
 }
 
 // sameTopics reports whether two subscriptions are the same list (the
