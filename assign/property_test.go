@@ -565,3 +565,42 @@ func TestSubscriptionClasses(t *testing.T) {
 		}
 	}
 }
+
+// A Spec's owned partitions are, per member, every owned partition of a
+// numbered topic, ascending, whatever order the member lists them in and
+// whether or not it still subscribes to their topic (the compilation looks
+// subscribed topics up in order and ranges over the rest).
+func TestSpecOwned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 7))
+	for i := range 400 {
+		g := randomGroup(rng, i%2 == 0)
+		g.Topics["unsubscribed"] = 4
+		for j := range g.Members {
+			m := &g.Members[j]
+			for _, ps := range m.Owned {
+				rng.Shuffle(len(ps), func(a, b int) { ps[a], ps[b] = ps[b], ps[a] })
+			}
+			if rng.IntN(8) == 0 {
+				if m.Owned == nil {
+					m.Owned = map[string][]int32{}
+				}
+				m.Owned["unsubscribed"] = []int32{int32(j % 4)}
+			}
+		}
+		spec := NewSpec(g)
+		for j, m := range g.Members {
+			var want []int32
+			for name, ps := range m.Owned {
+				if ti, ok := spec.index[name]; ok {
+					for _, p := range ps {
+						want = append(want, spec.offset[ti]+p)
+					}
+				}
+			}
+			slices.Sort(want)
+			if got := spec.owned[j]; !slices.Equal(got, want) {
+				t.Fatalf("group %d, member %d (topics %v, owned %v): owned %v, want %v", i, j, m.Topics, m.Owned, got, want)
+			}
+		}
+	}
+}

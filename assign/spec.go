@@ -238,29 +238,71 @@ func (s *Spec) setClassTopics(c *classifier, number []int32) {
 // topics), ascending, all in one array.
 func (s *Spec) compileOwned(g *Group) [][]int32 {
 	n := len(g.Members)
-	out := make([][]int32, n)
-	var owned []int32
+	var owned []int32 // allocated at the first owned partition
 	ends := make([]int, n)
 	for i, m := range g.Members {
-		begin := len(owned)
-		for t, ps := range m.Owned {
-			ti, ok := s.index[t]
-			if !ok {
-				continue
+		if len(m.Owned) > 0 {
+			if owned == nil {
+				owned = make([]int32, 0, s.total) // each partition has one owner at most
 			}
-			for _, p := range ps {
-				owned = append(owned, s.offset[ti]+p)
-			}
+			owned = s.appendOwned(owned, i, m.Owned)
 		}
-		slices.Sort(owned[begin:])
 		ends[i] = len(owned)
 	}
+	out := make([][]int32, n)
 	begin := 0
 	for i, end := range ends {
 		out[i] = owned[begin:end:end]
 		begin = end
 	}
 	return out
+}
+
+// appendOwned appends member m's owned partitions, ascending.
+func (s *Spec) appendOwned(owned []int32, m int, byTopic map[string][]int32) []int32 {
+	begin := len(owned)
+	// A member mostly owns partitions of most of the topics it subscribes
+	// to (after a rebalance of a group with more partitions than
+	// members): then looking those topics up in order is cheaper than
+	// ranging over the map and sorting, and gives the partitions in order
+	// if each topic's are.
+	subs := s.subs(m)
+	lookUp := len(subs) <= 2*len(byTopic)
+	inOrder := lookUp
+	found := 0
+	if lookUp {
+		for _, t := range subs {
+			ps, ok := byTopic[s.topics[t]]
+			if !ok {
+				continue
+			}
+			found++
+			for j, p := range ps {
+				if j > 0 && p < ps[j-1] {
+					inOrder = false
+				}
+				owned = append(owned, s.offset[t]+p)
+			}
+		}
+	}
+	if found < len(byTopic) {
+		// The others: all of them, or those of numbered topics the member
+		// no longer subscribes to.
+		inOrder = false
+		for name, ps := range byTopic {
+			t, ok := s.index[name]
+			if !ok || lookUp && s.subscribes(m, t) {
+				continue
+			}
+			for _, p := range ps {
+				owned = append(owned, s.offset[t]+p)
+			}
+		}
+	}
+	if !inOrder {
+		slices.Sort(owned[begin:])
+	}
+	return owned
 }
 
 // sameTopics reports whether two subscriptions are the same list (the
