@@ -47,7 +47,7 @@ func TestAssignmentFormats(t *testing.T) {
 		}
 	}
 	// Topic names that JSON escapes; a member with nothing.
-	a := Assignment{"c0": {{"<t>", []int32{0, 2}}, {`a"b`, []int32{1}}}, "c1": nil}
+	a := Assignment{"c0": NewMemberAssignment(map[string][]int32{`a"b`: {1}, "<t>": {2, 0}, "t": nil}), "c1": {}}
 	gj, _ := json.Marshal(a)
 	wj, _ := json.Marshal(nestedMaps(a))
 	if string(gj) != string(wj) {

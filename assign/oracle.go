@@ -295,11 +295,7 @@ func (o *oracle) settle(t int64) {
 		names[id] = in.proc
 		ps := slices.Sorted(maps.Keys(in.owned))
 		g.Members = append(g.Members, Member{ID: id, Topics: []string{o.topic}})
-		var mine MemberAssignment // a member that owns nothing has an empty entry
-		if len(ps) > 0 {
-			mine = MemberAssignment{{o.topic, ps}}
-		}
-		observed[id] = mine
+		observed[id] = NewMemberAssignment(map[string][]int32{o.topic: ps})
 	}
 	finding := func(kind string, members []string, parts []int32, detail string) {
 		o.report.Findings = append(o.report.Findings, Finding{Kind: kind, T: t, Gen: gen, Members: members, Partitions: parts, Detail: detail})

@@ -60,36 +60,37 @@ func (p *Placement) Owners() []int32 {
 }
 
 // Assignment converts the placement to member ids, topic names and
-// partition numbers. It allocates a few arrays, however many members: every
-// member's topic entries are slices of one array, their partitions of
-// another, and the names are the Spec's, which are the group's strings.
+// partition numbers. Besides the map it allocates two arrays, neither
+// holding pointers, that the members' MemberAssignments share; the names
+// are the Spec's, which are the group's strings.
 func (p *Placement) Assignment() Assignment {
 	s := p.spec
 	// A member has an entry per topic it got partitions of: at most one
 	// per partition and one per topic it subscribes to. (Were the bound
-	// short, append would move the array on, the entries already taken
-	// staying valid in the old one.)
+	// short, append would move the array on.)
 	entries := 0
 	for i := range len(p.start) - 1 {
 		entries += min(int(p.start[i+1]-p.start[i]), len(s.subs(i)))
 	}
-	all := make([]TopicPartitions, 0, entries)
-	local := make([]int32, len(p.parts)) // topic-local partition numbers
+	of := &memberTopics{
+		topics:  s.topics,
+		entries: make([]topicEntry, 0, entries),
+		parts:   make([]int32, len(p.parts)),
+	}
 	a := make(Assignment, len(s.members))
 	for i, id := range s.members {
-		first := len(all)
+		first := len(of.entries)
 		begin, end := p.start[i], p.start[i+1]
 		for t := int32(0); begin < end; {
 			var n int
 			t, n = s.nextRun(p.parts[begin:end], t)
-			ps := local[begin : begin+int32(n) : begin+int32(n)]
-			for j, gp := range p.parts[begin : begin+int32(n)] {
-				ps[j] = gp - s.offset[t]
+			for j := begin; j < begin+int32(n); j++ {
+				of.parts[j] = p.parts[j] - s.offset[t]
 			}
-			all = append(all, TopicPartitions{s.topics[t], ps})
 			begin += int32(n)
+			of.entries = append(of.entries, topicEntry{t, begin})
 		}
-		a[id] = all[first:len(all):len(all)]
+		a[id] = MemberAssignment{of, int32(first), int32(len(of.entries))}
 	}
 	return a
 }

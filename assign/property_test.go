@@ -89,11 +89,12 @@ func checkValid(t *testing.T, g *Group, a Assignment, complete bool) {
 		if !ok {
 			t.Errorf("member %s missing from the assignment", m.ID)
 		}
-		for i, tp := range topics {
-			topic, ps := tp.Topic, tp.Partitions
-			if i > 0 && topics[i-1].Topic >= topic {
-				t.Errorf("member %s: topics %s and %s out of order or repeated", m.ID, topics[i-1].Topic, topic)
+		prev := ""
+		for topic, ps := range topics.All() {
+			if prev != "" && prev >= topic {
+				t.Errorf("member %s: topics %s and %s out of order or repeated", m.ID, prev, topic)
 			}
+			prev = topic
 			if len(ps) == 0 {
 				t.Errorf("member %s: an empty entry for %s", m.ID, topic)
 			}

@@ -308,13 +308,13 @@ func compare(got assign.Assignment, java map[string]string) string {
 // them: topics in name order, each as topic:p,p,...
 func formatMember(topics assign.MemberAssignment) string {
 	var b strings.Builder
-	for i, tp := range topics {
-		if i > 0 {
+	for t, ps := range topics.All() {
+		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(tp.Topic)
+		b.WriteString(t)
 		b.WriteByte(':')
-		for j, p := range tp.Partitions {
+		for j, p := range ps {
 			if j > 0 {
 				b.WriteByte(',')
 			}
