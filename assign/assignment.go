@@ -20,65 +20,63 @@ type Assignment map[string]MemberAssignment
 // as Member.Owned is, and fmt prints it as that map.
 //
 // It is a view of arrays that all the members of an Assignment share, so
-// that building an Assignment costs a few arrays however many members
-// and topics it has, not a map or a list per member. The arrays hold no
-// pointers, which the garbage collector need not scan.
+// that building an Assignment costs an array and the map however many
+// members and topics it has, not a map or a list per member. The arrays
+// hold no pointers, which the garbage collector need not scan.
 type MemberAssignment struct {
-	of          *memberTopics
-	first, last int32 // the member's entries: of.entries[first:last]
+	of         *memberPartitions
+	begin, end int32 // the member's partitions: of.global[begin:end]
 }
 
-// memberTopics holds the partitions of the members of an assignment:
-// each member's entries, one per topic, one member after the other, and
-// their partitions in the same order.
-type memberTopics struct {
-	topics  []string     // topic names, indexed by topicEntry.topic
-	entries []topicEntry // entry i's partitions are parts[entries[i-1].end:entries[i].end]
-	parts   []int32      // partition numbers of their topic
-}
-
-type topicEntry struct {
-	topic int32 // index in memberTopics.topics
-	end   int32
+// memberPartitions holds the partitions of the members of an assignment,
+// one member's after the other's, each member's ascending by number
+// across topics (a Placement's numbering): the members' topics are found
+// as runs of numbers.
+type memberPartitions struct {
+	topics []string // topic names, by topic number
+	offset []int32  // topic -> number of its partition 0; offset[len(topics)] = total
+	global []int32  // partition numbers across topics
+	local  []int32  // the same partitions, numbered within their topic
 }
 
 // NewMemberAssignment returns the partitions of byTopic (Member.Owned's
-// form, in any order) as a MemberAssignment. It does not keep byTopic.
+// form: partition numbers, 0 or more, in any order) as a
+// MemberAssignment. It does not keep byTopic.
 func NewMemberAssignment(byTopic map[string][]int32) MemberAssignment {
-	of := &memberTopics{}
+	of := &memberPartitions{offset: []int32{0}}
 	for t, ps := range byTopic {
 		if len(ps) > 0 {
 			of.topics = append(of.topics, t)
 		}
 	}
 	slices.Sort(of.topics)
-	for i, t := range of.topics {
-		begin := len(of.parts)
-		of.parts = append(of.parts, byTopic[t]...)
-		slices.Sort(of.parts[begin:])
-		of.entries = append(of.entries, topicEntry{int32(i), int32(len(of.parts))})
+	for _, t := range of.topics {
+		begin := len(of.local)
+		of.local = append(of.local, byTopic[t]...)
+		ps := of.local[begin:]
+		slices.Sort(ps)
+		// The topic's numbers run up to its highest partition.
+		base := of.offset[len(of.offset)-1]
+		for _, p := range ps {
+			of.global = append(of.global, base+p)
+		}
+		of.offset = append(of.offset, base+ps[len(ps)-1]+1)
 	}
-	return MemberAssignment{of, 0, int32(len(of.entries))}
-}
-
-// entry returns entry i's topic and partitions.
-func (of *memberTopics) entry(i int32) (string, []int32) {
-	begin := int32(0)
-	if i > 0 {
-		begin = of.entries[i-1].end
-	}
-	end := of.entries[i].end
-	return of.topics[of.entries[i].topic], of.parts[begin:end:end]
+	return MemberAssignment{of, 0, int32(len(of.global))}
 }
 
 // All yields the member's topics in name order, each with its partitions
 // (ascending; the slices are the assignment's own: do not modify them).
 func (m MemberAssignment) All() iter.Seq2[string, []int32] {
 	return func(yield func(string, []int32) bool) {
-		for i := m.first; i < m.last; i++ {
-			if !yield(m.of.entry(i)) {
+		for t, at := int32(0), m.begin; at < m.end; {
+			var n int
+			t, n = nextRun(m.of.offset, m.of.global[at:m.end], t)
+			end := at + int32(n)
+			if !yield(m.of.topics[t], m.of.local[at:end:end]) {
 				return
 			}
+			at = end
 		}
 	}
 }
@@ -87,9 +85,8 @@ func (m MemberAssignment) All() iter.Seq2[string, []int32] {
 // nil). The slice is the assignment's own: do not modify it.
 func (m MemberAssignment) Partitions(topic string) []int32 {
 	// A member has partitions of few topics: a scan beats a search.
-	for i := m.first; i < m.last; i++ {
-		if m.of.topics[m.of.entries[i].topic] == topic {
-			_, ps := m.of.entry(i)
+	for t, ps := range m.All() {
+		if t == topic {
 			return ps
 		}
 	}
@@ -97,22 +94,13 @@ func (m MemberAssignment) Partitions(topic string) []int32 {
 }
 
 // Count returns the number of the member's partitions.
-func (m MemberAssignment) Count() int {
-	if m.first == m.last {
-		return 0
-	}
-	begin := int32(0)
-	if m.first > 0 {
-		begin = m.of.entries[m.first-1].end
-	}
-	return int(m.of.entries[m.last-1].end - begin)
-}
+func (m MemberAssignment) Count() int { return int(m.end - m.begin) }
 
 // Map returns the member's partitions as a map of topic to partitions,
 // the form of Member.Owned: what the member owns in the next rebalance.
 // The slices are the assignment's own.
 func (m MemberAssignment) Map() map[string][]int32 {
-	out := make(map[string][]int32, m.last-m.first)
+	out := make(map[string][]int32)
 	for t, ps := range m.All() {
 		out[t] = ps
 	}
@@ -121,13 +109,12 @@ func (m MemberAssignment) Map() map[string][]int32 {
 
 // Equal reports whether m and o have the same partitions.
 func (m MemberAssignment) Equal(o MemberAssignment) bool {
-	if m.last-m.first != o.last-o.first {
+	if m.Count() != o.Count() {
 		return false
 	}
-	for i := range m.last - m.first {
-		mt, mps := m.of.entry(m.first + i)
-		ot, ops := o.of.entry(o.first + i)
-		if mt != ot || !slices.Equal(mps, ops) {
+	// As many partitions, and o has each of m's.
+	for t, ps := range m.All() {
+		if !slices.Equal(ps, o.Partitions(t)) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -52,5 +53,56 @@ func TestAssignmentFormats(t *testing.T) {
 	wj, _ := json.Marshal(nestedMaps(a))
 	if string(gj) != string(wj) {
 		t.Errorf("JSON %s, want %s", gj, wj)
+	}
+	for _, c := range [][2]map[string][]int32{
+		{{"t0": {0}}, {"t1": {0}}},
+		{{"t0": {0, 1}}, {"t0": {0}, "t1": {1}}},
+		{{"t0": {0, 1}}, {"t0": {0, 2}}},
+		{{"t0": {0}}, {}},
+	} {
+		if NewMemberAssignment(c[0]).Equal(NewMemberAssignment(c[1])) || NewMemberAssignment(c[1]).Equal(NewMemberAssignment(c[0])) {
+			t.Errorf("%v and %v are equal", c[0], c[1])
+		}
+	}
+}
+
+// A Placement's Assignment names what Member and TopicPartition say,
+// and every way of reading a MemberAssignment agrees.
+func TestAssignmentOfPlacement(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for i := range 300 {
+		g := randomGroup(rng, i%2 == 0)
+		spec := NewSpec(g)
+		for _, a := range assignors {
+			p := a.AssignSpec(spec)
+			want := map[string]map[string][]int32{}
+			for m := range spec.NumMembers() {
+				byTopic := map[string][]int32{}
+				for _, gp := range p.Member(m) {
+					tp := spec.TopicPartition(gp)
+					byTopic[tp.Topic] = append(byTopic[tp.Topic], tp.Partition)
+				}
+				want[spec.MemberID(m)] = byTopic
+			}
+			got := p.Assignment()
+			if gs, ws := fmt.Sprint(nestedMaps(got)), fmt.Sprint(want); gs != ws {
+				t.Fatalf("%s: %s, want %s", a.Name(), gs, ws)
+			}
+			for id, byTopic := range want {
+				n := 0
+				for topic, ps := range byTopic {
+					n += len(ps)
+					if got := got[id].Partitions(topic); !slices.Equal(got, ps) {
+						t.Fatalf("%s: %s.Partitions(%s) = %v, want %v", a.Name(), id, topic, got, ps)
+					}
+				}
+				if got[id].Count() != n || got[id].Partitions("no such topic") != nil {
+					t.Fatalf("%s: %s: Count %d, want %d", a.Name(), id, got[id].Count(), n)
+				}
+				if !got[id].Equal(NewMemberAssignment(byTopic)) {
+					t.Fatalf("%s: %s is not equal to its own map", a.Name(), id)
+				}
+			}
+		}
 	}
 }

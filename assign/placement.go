@@ -60,37 +60,29 @@ func (p *Placement) Owners() []int32 {
 }
 
 // Assignment converts the placement to member ids, topic names and
-// partition numbers. Besides the map it allocates two arrays, neither
-// holding pointers, that the members' MemberAssignments share; the names
-// are the Spec's, which are the group's strings.
+// partition numbers. Besides the map it allocates one array, of the
+// partitions numbered within their topic; the members' MemberAssignments
+// share it, the placement's array and the Spec's names, which are the
+// group's strings.
 func (p *Placement) Assignment() Assignment {
 	s := p.spec
-	// A member has an entry per topic it got partitions of: at most one
-	// per partition and one per topic it subscribes to. (Were the bound
-	// short, append would move the array on.)
-	entries := 0
-	for i := range len(p.start) - 1 {
-		entries += min(int(p.start[i+1]-p.start[i]), len(s.subs(i)))
-	}
-	of := &memberTopics{
-		topics:  s.topics,
-		entries: make([]topicEntry, 0, entries),
-		parts:   make([]int32, len(p.parts)),
+	of := &memberPartitions{
+		topics: s.topics,
+		offset: s.offset,
+		global: p.parts,
+		local:  make([]int32, len(p.parts)),
 	}
 	a := make(Assignment, len(s.members))
 	for i, id := range s.members {
-		first := len(of.entries)
 		begin, end := p.start[i], p.start[i+1]
-		for t := int32(0); begin < end; {
-			var n int
-			t, n = s.nextRun(p.parts[begin:end], t)
-			for j := begin; j < begin+int32(n); j++ {
-				of.parts[j] = p.parts[j] - s.offset[t]
+		t := 0
+		for j, gp := range p.parts[begin:end] {
+			for s.offset[t+1] <= gp {
+				t++
 			}
-			begin += int32(n)
-			of.entries = append(of.entries, topicEntry{t, begin})
+			of.local[begin+int32(j)] = gp - s.offset[t]
 		}
-		a[id] = MemberAssignment{of, int32(first), int32(len(of.entries))}
+		a[id] = MemberAssignment{of, begin, end}
 	}
 	return a
 }

@@ -353,11 +353,14 @@ func (s *Spec) subscribes(m int, t int32) bool {
 // nextRun returns the topic of ps[0] and how many of ps, ascending
 // partition numbers, are of that topic. t is where the search for the
 // topic starts: 0, or the topic of the partitions before ps.
-func (s *Spec) nextRun(ps []int32, t int32) (int32, int) {
-	for s.offset[t+1] <= ps[0] {
+func (s *Spec) nextRun(ps []int32, t int32) (int32, int) { return nextRun(s.offset, ps, t) }
+
+// nextRun is Spec.nextRun on the offsets of the topics' partition 0.
+func nextRun(offset, ps []int32, t int32) (int32, int) {
+	for offset[t+1] <= ps[0] {
 		t++
 	}
-	end := s.offset[t+1]
+	end := offset[t+1]
 	n := 1
 	for n < len(ps) && ps[n] < end {
 		n++
