@@ -44,6 +44,29 @@ func ExampleRoundRobin() {
 	// c1 map[t0:[1] t1:[0 2]]
 }
 
+// A member's partitions, topic by topic: All yields the topics in name
+// order; Map gives them in the form of Member.Owned, for the next
+// rebalance.
+func ExampleMemberAssignment() {
+	g := &assign.Group{
+		Topics: map[string]int32{"t0": 3, "t1": 3},
+		Members: []assign.Member{
+			{ID: "c0", Topics: []string{"t0", "t1"}},
+			{ID: "c1", Topics: []string{"t0", "t1"}},
+		},
+	}
+	a := assign.RoundRobin.Assign(g)
+	for topic, ps := range a["c0"].All() {
+		fmt.Println(topic, ps)
+	}
+	fmt.Println(a["c0"].Count(), a["c0"].Partitions("t1"))
+	g.Members[0].Owned = a["c0"].Map()
+	// Output:
+	// t0 [0 2]
+	// t1 [1]
+	// 3 [1]
+}
+
 // When a member joins, the sticky assignor moves only what balance needs.
 func ExampleSticky() {
 	g := &assign.Group{
