@@ -565,6 +565,31 @@ func TestSubscriptionClasses(t *testing.T) {
 			}
 		}
 	}
+	// More subscriptions than the classifier lists before it keys them in
+	// a map: members with the same set share a class, whatever the order.
+	g := &Group{Topics: map[string]int32{"a": 1, "b": 1, "c": 1, "d": 1}}
+	names := []string{"a", "b", "c", "d"}
+	for i := range 45 {
+		var sub []string
+		for b, name := range names {
+			if (i%15+1)&(1<<b) != 0 {
+				sub = append(sub, name)
+			}
+		}
+		if i >= 30 {
+			slices.Reverse(sub)
+		}
+		g.Members = append(g.Members, Member{ID: fmt.Sprint(i), Topics: sub})
+	}
+	spec := NewSpec(g)
+	for i := range 45 {
+		if spec.class[i] != spec.class[i%15] {
+			t.Fatalf("classes %v: member %d's is not member %d's", spec.class, i, i%15)
+		}
+	}
+	if classes := slices.Max(spec.class) + 1; classes != 15 || spec.homogeneous {
+		t.Errorf("%d classes, homogeneous %v; want 15, false", classes, spec.homogeneous)
+	}
 }
 
 // A Spec's owned partitions are, per member, every owned partition of a

@@ -30,7 +30,7 @@ type Spec struct {
 	total  int32
 
 	members []string // member ids, in the group's order
-	inst    []string // member -> group.instance.id or ""
+	inst    []string // member -> group.instance.id or ""; nil: no member has one
 
 	// Members with the same subscription (as a set of names, existing
 	// topics or not) share a class.
@@ -65,12 +65,16 @@ func newSpec(g *Group, parts specParts) *Spec {
 	s := &Spec{}
 	n := len(g.Members)
 	s.members = make([]string, n)
-	s.inst = make([]string, n)
 	s.class = make([]int32, n)
 	c := newClassifier(g.Topics, n)
 	for i, m := range g.Members {
 		s.members[i] = m.ID
-		s.inst[i] = m.InstanceID
+		if m.InstanceID != "" {
+			if s.inst == nil {
+				s.inst = make([]string, n)
+			}
+			s.inst[i] = m.InstanceID
+		}
 		if i > 0 && sameTopics(m.Topics, g.Members[i-1].Topics) {
 			s.class[i] = s.class[i-1]
 			continue
@@ -100,11 +104,22 @@ type classifier struct {
 	index   map[string]int32 // topic name -> its index in all
 	members int              // how many members the group has (a size hint)
 
-	flat    []int32 // every class's topics (indexes in all), ascending, one class after the other
-	ends    []int   // class -> end of its topics in flat
+	flat []int32 // every class's topics (indexes in all), ascending, one class after the other
+	ends []int   // class -> end of its topics in flat
+	// The classes of bit sets: the first few in a list, searched in
+	// order, then all of them in a map (a group mostly has one).
+	listed  []bitClass
 	byBits  map[uint64]int32
 	byNames map[string]int32
 }
+
+type bitClass struct {
+	set   uint64
+	class int32
+}
+
+// listedClasses is how many classes of bit sets the list holds.
+const listedClasses = 8
 
 func newClassifier(topics map[string]int32, members int) *classifier {
 	c := &classifier{all: sortedKeys(topics), members: members}
@@ -142,17 +157,33 @@ func (c *classifier) bitSet(topics []string) (uint64, bool) {
 }
 
 func (c *classifier) classOfBits(set uint64) int32 {
-	if k, ok := c.byBits[set]; ok {
-		return k
-	}
-	if c.byBits == nil {
-		c.byBits = make(map[uint64]int32, min(c.members, 64))
+	if c.byBits != nil {
+		if k, ok := c.byBits[set]; ok {
+			return k
+		}
+	} else {
+		for _, l := range c.listed {
+			if l.set == set {
+				return l.class
+			}
+		}
 	}
 	for rest := set; rest != 0; rest &= rest - 1 {
 		c.flat = append(c.flat, int32(bits.TrailingZeros64(rest)))
 	}
 	k := c.newClass()
-	c.byBits[set] = k
+	switch {
+	case c.byBits != nil:
+		c.byBits[set] = k
+	case len(c.listed) < listedClasses:
+		c.listed = append(c.listed, bitClass{set, k})
+	default:
+		c.byBits = make(map[uint64]int32, min(c.members, 64))
+		for _, l := range c.listed {
+			c.byBits[l.set] = l.class
+		}
+		c.byBits[set] = k
+	}
 	return k
 }
 
@@ -193,22 +224,34 @@ func (s *Spec) numberTopics(counts map[string]int32, c *classifier) []int32 {
 	for _, t := range c.flat {
 		number[t] = 0
 	}
-	for i, t := range c.all {
-		if number[i] < 0 {
-			continue
+	nt := 0
+	for i := range c.all {
+		if number[i] == 0 {
+			number[i] = int32(nt)
+			nt++
 		}
-		number[i] = int32(len(s.topics))
-		s.topics = append(s.topics, t)
 	}
-	nt := len(s.topics)
-	s.index = make(map[string]int32, nt)
+	if nt == len(c.all) {
+		// Every topic takes part (the common case): the numbers are the
+		// indexes in all, and the classifier's names and index serve.
+		s.topics, s.index = c.all, c.index
+	} else {
+		s.topics = make([]string, 0, nt)
+		s.index = make(map[string]int32, nt)
+		for i, t := range c.all {
+			if number[i] >= 0 {
+				s.index[t] = int32(len(s.topics))
+				s.topics = append(s.topics, t)
+			}
+		}
+	}
 	s.counts = make([]int32, nt)
 	s.offset = make([]int32, nt+1)
 	for i, t := range s.topics {
-		s.index[t] = int32(i)
-		s.counts[i] = counts[t]
+		n := counts[t]
+		s.counts[i] = n
 		s.offset[i] = s.total
-		s.total += counts[t]
+		s.total += n
 	}
 	s.offset[nt] = s.total
 	return number
@@ -375,7 +418,7 @@ func (s *Spec) topicOf(gp int32) int32 {
 }
 
 // sortedByID returns the members sorted by member id: the precomputed
-// order if there is one, else a fresh one.
+// order if there is one (do not modify it), else a fresh one.
 func (s *Spec) sortedByID() []int32 {
 	if s.byID != nil {
 		return s.byID
@@ -406,10 +449,14 @@ func (s *Spec) previousOwners() []int32 {
 
 // memberInfoOrder returns all members sorted as Kafka's MemberInfo
 // compares them: static members (with an instance id) first, by instance
-// id; then the others by member id. With the order by id precomputed, it
-// sorts a copy of it, as Kafka sorts the coordinator's member ids (little
-// work when few members are static).
+// id; then the others by member id. Without static members that is the
+// order by id (sortedByID's: do not modify it). With the order by id
+// precomputed, it sorts a copy of it, as Kafka sorts the coordinator's
+// member ids (little work when few members are static).
 func (s *Spec) memberInfoOrder() []int32 {
+	if s.inst == nil {
+		return s.sortedByID() // no static members
+	}
 	if s.byID != nil {
 		out := slices.Clone(s.byID)
 		slices.SortFunc(out, s.compareMemberInfo)
