@@ -513,10 +513,16 @@ func sortByKey(members []int32, keys []string) {
 	for i, m := range members {
 		k := keys[m][prefix:]
 		var window uint64 // the 8 bytes after the prefix, big-endian, 0-padded
-		for j := range 8 {
-			window <<= 8
-			if j < len(k) {
-				window |= uint64(k[j])
+		if len(k) >= 8 {
+			// One load (the compiler merges the bytes' loads).
+			window = uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+				uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+		} else {
+			for j := range 8 {
+				window <<= 8
+				if j < len(k) {
+					window |= uint64(k[j])
+				}
 			}
 		}
 		sorted[i] = window>>indexBits<<indexBits | uint64(i)
