@@ -68,7 +68,9 @@ func (a assignorFunc) Name() string                  { return a.name }
 func (a assignorFunc) Protocol() Protocol            { return a.protocol }
 func (a assignorFunc) AssignSpec(s *Spec) *Placement { return a.run(s) }
 func (a assignorFunc) Place(g *Group) *Placement     { return a.run(newSpec(g, a.parts)) }
-func (a assignorFunc) Assign(g *Group) Assignment    { return a.Place(g).Assignment() }
+func (a assignorFunc) Assign(g *Group) Assignment {
+	return a.run(newSpec(g, a.parts|specLocal)).Assignment()
+}
 
 // run runs the model; a group without members gets an empty placement
 // (Group.Validate rejects it).

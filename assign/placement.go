@@ -8,6 +8,7 @@ type Placement struct {
 	spec  *Spec
 	start []int32 // member i's partitions are parts[start[i]:start[i+1]]
 	parts []int32
+	local []int32 // parts numbered within their topic, if spec.local; else nil
 }
 
 // placementFromOwners builds the placement of owner (partition -> member,
@@ -29,6 +30,21 @@ func placementFromOwners(s *Spec, owner []int32) *Placement {
 		start[i] += start[i-1]
 	}
 	parts := make([]int32, assigned)
+	if s.local && len(owner) == int(s.total) {
+		local := make([]int32, assigned)
+		// Topic by topic, each partition's number within its topic too.
+		for t := range len(s.topics) {
+			base := s.offset[t]
+			for gp := base; gp < s.offset[t+1]; gp++ {
+				if m := owner[gp]; m >= 0 {
+					at := start[m+1]
+					parts[at], local[at] = gp, gp-base
+					start[m+1]++
+				}
+			}
+		}
+		return &Placement{spec: s, start: start[:n+1], parts: parts, local: local}
+	}
 	for gp, m := range owner {
 		if m >= 0 {
 			parts[start[m+1]] = int32(gp)
@@ -66,23 +82,37 @@ func (p *Placement) Owners() []int32 {
 // group's strings.
 func (p *Placement) Assignment() Assignment {
 	s := p.spec
-	of := &memberPartitions{
-		topics: s.topics,
-		offset: s.offset,
-		global: p.parts,
-		local:  make([]int32, len(p.parts)),
-	}
+	of := &memberPartitions{topics: s.topics, offset: s.offset, global: p.parts, local: p.localNumbers()}
 	a := make(Assignment, len(s.members))
 	for i, id := range s.members {
-		begin, end := p.start[i], p.start[i+1]
-		t := 0
-		for j, gp := range p.parts[begin:end] {
-			for s.offset[t+1] <= gp {
-				t++
-			}
-			of.local[begin+int32(j)] = gp - s.offset[t]
-		}
-		a[id] = MemberAssignment{of, begin, end}
+		a[id] = MemberAssignment{of, p.start[i], p.start[i+1]}
 	}
 	return a
+}
+
+// localNumbers returns the placement's partitions numbered within their
+// topic: the model's, if it was asked for them (Spec.local), else
+// computed.
+func (p *Placement) localNumbers() []int32 {
+	if p.local != nil || len(p.parts) == 0 {
+		return p.local
+	}
+	offset := p.spec.offset
+	local := make([]int32, len(p.parts))
+	for i := range len(p.start) - 1 {
+		begin, end := p.start[i], p.start[i+1]
+		// A member's partitions ascend, so its topics do: base is the
+		// first partition number of the current one, limit the next's.
+		t, base, limit := 0, int32(0), int32(0)
+		for j, gp := range p.parts[begin:end] {
+			if gp >= limit {
+				for offset[t+1] <= gp {
+					t++
+				}
+				base, limit = offset[t], offset[t+1]
+			}
+			local[int(begin)+j] = gp - base
+		}
+	}
+	return local
 }

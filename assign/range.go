@@ -40,6 +40,10 @@ func rangeAssign(s *Spec) *Placement {
 		start[i] += start[i-1]
 	}
 	parts := make([]int32, start[len(start)-1])
+	var local []int32 // see Spec.local
+	if s.local {
+		local = make([]int32, len(parts))
+	}
 	for t := range topics {
 		topics[t].seen = 0
 	}
@@ -48,14 +52,21 @@ func rangeAssign(s *Spec) *Placement {
 		for _, t := range s.subs(int(m)) {
 			r := &topics[t]
 			end := r.next + r.take()
-			for gp := r.next; gp < end; gp++ {
-				parts[at] = gp
-				at++
+			if local == nil {
+				for gp := r.next; gp < end; gp++ {
+					parts[at] = gp
+					at++
+				}
+			} else {
+				for gp, lp := r.next, r.next-s.offset[t]; gp < end; gp, lp = gp+1, lp+1 {
+					parts[at], local[at] = gp, lp
+					at++
+				}
 			}
 			r.next = end
 		}
 	}
-	return &Placement{spec: s, start: start, parts: parts}
+	return &Placement{spec: s, start: start, parts: parts, local: local}
 }
 
 // rangeTopic is a topic as the range assignor splits it among its

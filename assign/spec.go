@@ -45,6 +45,11 @@ type Spec struct {
 	// leaves out (nil): the models compute it when absent.
 	byID  []int32 // members sorted by member id
 	owner []int32 // partition -> member that owned it, -1: none
+
+	// local asks the models to number the placement's partitions within
+	// their topic too, which they do at little cost as they place them:
+	// Assign's conversion to names reads those numbers.
+	local bool
 }
 
 // specParts selects what newSpec computes.
@@ -53,6 +58,7 @@ type specParts uint8
 const (
 	specOwned   specParts = 1 << iota // the members' owned partitions
 	specDerived                       // byID and owner
+	specLocal                         // Spec.local: placements with topic-local numbers
 )
 
 // NewSpec compiles a valid group (Group.Validate) into a Spec, with
@@ -62,7 +68,7 @@ func NewSpec(g *Group) *Spec { return newSpec(g, specOwned|specDerived) }
 
 // newSpec compiles g, computing only the parts asked for.
 func newSpec(g *Group, parts specParts) *Spec {
-	s := &Spec{}
+	s := &Spec{local: parts&specLocal != 0}
 	n := len(g.Members)
 	s.members = make([]string, n)
 	s.class = make([]int32, n)
