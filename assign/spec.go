@@ -494,64 +494,6 @@ func (s *Spec) compareMemberInfo(a, b int32) int {
 	return strings.Compare(s.members[a], s.members[b])
 }
 
-// sortByKey sorts members (indexes into keys) by their keys. It sorts
-// numbers, not strings: each member's number holds, in its high bits, the
-// first bytes of its key after the prefix that all of them share (ids
-// such as consumer-<n>-<uuid> share one), and its index in the low bits;
-// members whose high bits are equal are then compared in full.
-func sortByKey(members []int32, keys []string) {
-	if len(members) < 2 {
-		return
-	}
-	first := keys[members[0]]
-	prefix := len(first)
-	for _, m := range members[1:] {
-		k := keys[m]
-		n := min(prefix, len(k))
-		i := 0
-		for i < n && k[i] == first[i] {
-			i++
-		}
-		prefix = i
-	}
-	indexBits := bits.Len(uint(len(members) - 1))
-	sorted := make([]uint64, len(members))
-	for i, m := range members {
-		k := keys[m][prefix:]
-		var window uint64 // the 8 bytes after the prefix, big-endian, 0-padded
-		if len(k) >= 8 {
-			// One load (the compiler merges the bytes' loads).
-			window = uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
-				uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
-		} else {
-			for j := range 8 {
-				window <<= 8
-				if j < len(k) {
-					window |= uint64(k[j])
-				}
-			}
-		}
-		sorted[i] = window>>indexBits<<indexBits | uint64(i)
-	}
-	slices.Sort(sorted)
-	mask := uint64(1)<<indexBits - 1
-	byIndex := slices.Clone(members)
-	for i, v := range sorted {
-		members[i] = byIndex[v&mask]
-	}
-	// Equal high bits: compare the keys in full.
-	for i := 0; i < len(sorted); {
-		j := i + 1
-		for j < len(sorted) && sorted[j]>>indexBits == sorted[i]>>indexBits {
-			j++
-		}
-		if j-i > 1 {
-			slices.SortFunc(members[i:j], func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
-		}
-		i = j
-	}
-}
-
 // allMembers returns 0, 1, ..., members-1.
 func (s *Spec) allMembers() []int32 {
 	out := make([]int32, len(s.members))
