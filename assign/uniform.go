@@ -61,18 +61,28 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 			quota++
 		}
 		ps := s.owned[m] // ascending: topics by name, partitions ascending
-		for t := int32(0); len(ps) > 0; {
-			var n int
-			t, n = s.nextRun(ps, t)
-			topic := ps[:n]
-			ps = ps[n:]
-			keep := min(len(topic), quota)
-			for _, gp := range topic[:keep] {
+		if len(ps) <= quota {
+			// It keeps them all (as the walk below would).
+			for _, gp := range ps {
 				owner[gp] = m
 			}
-			unassigned = append(unassigned, topic[keep:]...)
-			quota -= keep
+			quota -= len(ps)
+		} else {
+			// It keeps up to its quota, topic by topic.
+			for t := int32(0); len(ps) > 0; {
+				var n int
+				t, n = s.nextRun(ps, t)
+				topic := ps[:n]
+				ps = ps[n:]
+				keep := min(len(topic), quota)
+				for _, gp := range topic[:keep] {
+					owner[gp] = m
+				}
+				unassigned = append(unassigned, topic[keep:]...)
+				quota -= keep
+			}
 		}
+
 		// A member that cannot fill its extra slot from what it owns
 		// gives the slot up while enough members follow to take it: the
 		// extra partitions go to members that already own them.
