@@ -442,9 +442,7 @@ func (s *Spec) previousOwners() []int32 {
 		return s.owner
 	}
 	owner := make([]int32, s.total)
-	for i := range owner {
-		owner[i] = -1
-	}
+	setNobody(owner)
 	for m, ps := range s.owned {
 		for _, gp := range ps {
 			owner[gp] = int32(m)

@@ -62,9 +62,7 @@ func newConstrained(s *Spec, order []int32) *constrained {
 		count:    make([]int, n),
 		owner:    make([]int32, s.total),
 	}
-	for i := range b.owner {
-		b.owner[i] = -1
-	}
+	setNobody(b.owner)
 	return b
 }
 
@@ -218,9 +216,7 @@ func newGeneral(s *Spec, order []int32) *general {
 			b.maxSize[m] += int(s.counts[t])
 		}
 	}
-	for i := range b.owner {
-		b.owner[i] = -1
-	}
+	setNobody(b.owner)
 	b.moves.init(s)
 	return b
 }

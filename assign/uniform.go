@@ -40,9 +40,7 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 	if n == 0 || len(s.topics) == 0 {
 		return placementFromOwners(s, owner[:0])
 	}
-	for i := range owner {
-		owner[i] = -1
-	}
+	setNobody(owner)
 	prev := s.previousOwners()
 	// The partitions nobody owned, then (appended below) the revoked ones.
 	unassigned := make([]int32, 0, s.total)
@@ -155,9 +153,7 @@ func newUniformHeterogeneous(s *Spec, order []int32) *uniformHeterogeneous {
 			u.subscribers[t] = append(u.subscribers[t], i)
 		}
 	}
-	for i := range u.owner {
-		u.owner[i] = -1
-	}
+	setNobody(u.owner)
 	return u
 }
 
