@@ -108,6 +108,7 @@ func newSpec(g *Group, parts specParts) *Spec {
 type classifier struct {
 	all     []string         // every topic with a partition count, sorted
 	index   map[string]int32 // topic name -> its index in all
+	small   *topicIndex      // the same, for up to maxIndexedTopics topics
 	members int              // how many members the group has (a size hint)
 
 	flat []int32 // every class's topics (indexes in all), ascending, one class after the other
@@ -133,6 +134,9 @@ func newClassifier(topics map[string]int32, members int) *classifier {
 	for i, t := range c.all {
 		c.index[t] = int32(i)
 	}
+	if len(c.all) <= maxIndexedTopics {
+		c.small = newTopicIndex(c.all)
+	}
 	return c
 }
 
@@ -148,12 +152,12 @@ func (c *classifier) classOf(topics []string) int32 {
 // bitSet returns the subscription as a bit set of indexes in all, if
 // there are 64 topics or fewer and all of its topics exist.
 func (c *classifier) bitSet(topics []string) (uint64, bool) {
-	if len(c.all) > 64 {
-		return 0, false
+	if c.small == nil {
+		return 0, false // more than 64 topics
 	}
 	var set uint64
 	for _, t := range topics {
-		ti, ok := c.index[t]
+		ti, ok := c.small.get(t)
 		if !ok {
 			return 0, false
 		}
