@@ -565,8 +565,8 @@ func TestSubscriptionClasses(t *testing.T) {
 			}
 		}
 	}
-	// More subscriptions than the classifier lists before it keys them in
-	// a map: members with the same set share a class, whatever the order.
+	// Many subscriptions (the classifier's table grows): members with the
+	// same set share a class, whatever the order.
 	g := &Group{Topics: map[string]int32{"a": 1, "b": 1, "c": 1, "d": 1}}
 	names := []string{"a", "b", "c", "d"}
 	for i := range 45 {

@@ -1,7 +1,6 @@
 package assign
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
 )
@@ -72,7 +71,7 @@ func newSpec(g *Group, parts specParts) *Spec {
 	n := len(g.Members)
 	s.members = make([]string, n)
 	s.class = make([]int32, n)
-	c := newClassifier(g.Topics, n)
+	c := newClassifier(g.Topics)
 	for i, m := range g.Members {
 		s.members[i] = m.ID
 		if m.InstanceID != "" {
@@ -100,127 +99,6 @@ func newSpec(g *Group, parts specParts) *Spec {
 		}
 	}
 	return s
-}
-
-// classifier gives members with the same subscription, as a set of
-// names, the same class. The set is a bit set of topics when there are
-// 64 topics or fewer and all its topics exist, else its sorted names.
-type classifier struct {
-	all     []string         // every topic with a partition count, sorted
-	index   map[string]int32 // topic name -> its index in all
-	small   *topicIndex      // the same, for up to maxIndexedTopics topics
-	members int              // how many members the group has (a size hint)
-
-	flat []int32 // every class's topics (indexes in all), ascending, one class after the other
-	ends []int   // class -> end of its topics in flat
-	// The classes of bit sets: the first few in a list, searched in
-	// order, then all of them in a map (a group mostly has one).
-	listed  []bitClass
-	byBits  map[uint64]int32
-	byNames map[string]int32
-}
-
-type bitClass struct {
-	set   uint64
-	class int32
-}
-
-// listedClasses is how many classes of bit sets the list holds.
-const listedClasses = 8
-
-func newClassifier(topics map[string]int32, members int) *classifier {
-	c := &classifier{all: sortedKeys(topics), members: members}
-	c.index = make(map[string]int32, len(c.all))
-	for i, t := range c.all {
-		c.index[t] = int32(i)
-	}
-	if len(c.all) <= maxIndexedTopics {
-		c.small = newTopicIndex(c.all)
-	}
-	return c
-}
-
-// classOf returns the class of a subscription, a new one if no member
-// had it before.
-func (c *classifier) classOf(topics []string) int32 {
-	if set, ok := c.bitSet(topics); ok {
-		return c.classOfBits(set)
-	}
-	return c.classOfNames(topics)
-}
-
-// bitSet returns the subscription as a bit set of indexes in all, if
-// there are 64 topics or fewer and all of its topics exist.
-func (c *classifier) bitSet(topics []string) (uint64, bool) {
-	if c.small == nil {
-		return 0, false // more than 64 topics
-	}
-	var set uint64
-	for _, t := range topics {
-		ti, ok := c.small.get(t)
-		if !ok {
-			return 0, false
-		}
-		set |= 1 << ti
-	}
-	return set, true
-}
-
-func (c *classifier) classOfBits(set uint64) int32 {
-	if c.byBits != nil {
-		if k, ok := c.byBits[set]; ok {
-			return k
-		}
-	} else {
-		for _, l := range c.listed {
-			if l.set == set {
-				return l.class
-			}
-		}
-	}
-	for rest := set; rest != 0; rest &= rest - 1 {
-		c.flat = append(c.flat, int32(bits.TrailingZeros64(rest)))
-	}
-	k := c.newClass()
-	switch {
-	case c.byBits != nil:
-		c.byBits[set] = k
-	case len(c.listed) < listedClasses:
-		c.listed = append(c.listed, bitClass{set, k})
-	default:
-		c.byBits = make(map[uint64]int32, min(c.members, 64))
-		for _, l := range c.listed {
-			c.byBits[l.set] = l.class
-		}
-		c.byBits[set] = k
-	}
-	return k
-}
-
-func (c *classifier) classOfNames(topics []string) int32 {
-	key := canonicalTopics(topics)
-	if k, ok := c.byNames[key]; ok {
-		return k
-	}
-	if c.byNames == nil {
-		c.byNames = make(map[string]int32)
-	}
-	begin := len(c.flat)
-	for _, t := range topics {
-		if ti, ok := c.index[t]; ok && !slices.Contains(c.flat[begin:], ti) {
-			c.flat = append(c.flat, ti)
-		}
-	}
-	slices.Sort(c.flat[begin:])
-	k := c.newClass()
-	c.byNames[key] = k
-	return k
-}
-
-// newClass ends the class whose topics were just appended to flat.
-func (c *classifier) newClass() int32 {
-	c.ends = append(c.ends, len(c.flat))
-	return int32(len(c.ends) - 1)
 }
 
 // numberTopics numbers the topics that some class subscribes to (as in
@@ -356,28 +234,6 @@ func (s *Spec) appendOwned(owned []int32, m int, byTopic map[string][]int32) []i
 		slices.Sort(owned[begin:])
 	}
 	return owned
-}
-
-// sameTopics reports whether two subscriptions are the same list (the
-// common case of members sharing one subscription).
-func sameTopics(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if len(a) == 0 || &a[0] == &b[0] {
-		return true
-	}
-	return slices.Equal(a, b)
-}
-
-// canonicalTopics is a subscription as a set: its names sorted.
-func canonicalTopics(topics []string) string {
-	if len(topics) == 1 {
-		return topics[0]
-	}
-	sorted := slices.Clone(topics)
-	slices.Sort(sorted)
-	return strings.Join(sorted, "\x00")
 }
 
 // NumMembers returns the number of members.
