@@ -85,8 +85,9 @@ const timedRegions = `timed regions ("go" and "java" columns; "go Assign" is Go'
     Go:   AssignSpec(spec), from a Spec (NewSpec, not timed: members with subscribed topic numbers and
           owned partition numbers, subscription type, member order by id, partition owners) to a
           Placement.
-  go Assign: Assign(group), from a Group to an Assignment (map[member]map[topic][]partition), for every
-          strategy: Place, then the conversion of the Placement to names.
+  go Assign: Assign(group), from a Group to an Assignment (member id -> its partitions by topic name), for
+          every strategy, consumer protocol included: it compiles the group (as Place does), runs the
+          model and converts the result to names.
   j warm: how long the Java side warmed up.
 `
 
