@@ -25,8 +25,9 @@ func timings(classpath, tmp string, shapes []shape, strategies []string, seed ui
 		warmup, measureFor, slices.MinFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs, slices.MaxFunc(shapes, func(a, b shape) int { return a.runs - b.runs }).runs,
 		maxRuns, runtime.Version(), javaVersion())
 	fmt.Print(timedRegions)
-	const row = "%-20s %7s %10s  %-18s %10s %10s %8s %10s %10s %8s %10s %7s\n"
-	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go", "go min", "java min", "min j/g", "go Assign", "j warm")
+	const row = "%-20s %7s %10s  %-18s %10s %10s %8s %10s %10s %8s %10s %10s %8s %7s\n"
+	fmt.Printf(row, "shape", "members", "partitions", "strategy", "go", "java", "java/go", "go min", "java min", "min j/g",
+		"go Assign", "Assign min", "min j/A", "j warm")
 	for _, s := range fullShapes {
 		cases := shapeCases(s, rng)
 		if !slices.ContainsFunc(shapes, func(t shape) bool { return t.name == s.name }) {
@@ -44,13 +45,14 @@ func timings(classpath, tmp string, shapes []shape, strategies []string, seed ui
 				goAssign := timeRuns(func() { a.Assign(c.group) }, s.runs)
 				javaT, javaErr := timeJava(classpath, path, name, s.runs, javaTimeout)
 				cells := []string{c.name, strconv.Itoa(len(c.group.Members)), strconv.Itoa(s.topics * s.partitions), name,
-					dur(goT.median), "", "", dur(goT.min), "", "", dur(goAssign.median), ""}
+					dur(goT.median), "", "", dur(goT.min), "", "", dur(goAssign.median), dur(goAssign.min), "", ""}
 				if javaErr != nil {
 					cells[5] = javaErr.Error()
 				} else {
 					cells[5], cells[6] = dur(javaT.median), ratio(javaT.median, goT.median)
 					cells[8], cells[9] = dur(javaT.min), ratio(javaT.min, goT.min)
-					cells[11] = fmt.Sprintf("%.0f s", javaT.warmup.Seconds())
+					cells[12] = ratio(javaT.min, goAssign.min)
+					cells[13] = fmt.Sprintf("%.0f s", javaT.warmup.Seconds())
 				}
 				fmt.Printf(row, anys(cells)...)
 			}
@@ -85,9 +87,9 @@ const timedRegions = `timed regions ("go" and "java" columns; "go Assign" is Go'
     Go:   AssignSpec(spec), from a Spec (NewSpec, not timed: members with subscribed topic numbers and
           owned partition numbers, subscription type, member order by id, partition owners) to a
           Placement.
-  go Assign: Assign(group), from a Group to an Assignment (member id -> its partitions by topic name), for
-          every strategy, consumer protocol included: it compiles the group (as Place does), runs the
-          model and converts the result to names.
+  go Assign, Assign min (min j/A: java min / Assign min): Assign(group), from a Group to an Assignment
+          (member id -> its partitions by topic name), for every strategy, consumer protocol included:
+          it compiles the group (as Place does), runs the model and converts the result to names.
   j warm: how long the Java side warmed up.
 `
 
