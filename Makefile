@@ -10,8 +10,12 @@ LOADGEN  := $(BIN)/loadgen
 
 all: build
 
+# The version the binaries report (--version, cell.json) when the Go
+# toolchain records no version control information (internal/version).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "-X github.com/chaosbench/chaosbench/internal/version.stamp=$(VERSION)" -o $(BIN)/ ./cmd/...
 
 $(CHAOS): build
 
@@ -32,7 +36,7 @@ kafka-status: build
 # The tests start and stop their own brokers; without Kafka jars they fail
 # rather than skip (CHAOSBENCH_REQUIRE_KAFKA).
 test: kafka-fetch
-	CHAOSBENCH_REQUIRE_KAFKA=1 $(GO) test -race -timeout 20m ./...
+	CHAOSBENCH_REQUIRE_KAFKA=1 $(GO) test -race -timeout 30m ./...
 
 vet:
 	$(GO) vet ./...

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/chaosbench/chaosbench/internal/clip"
 )
 
 // Protocol is how a strategy moves partitions between members.
@@ -109,7 +111,7 @@ func Lookup(name string) (Assignor, error) {
 			return a, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown strategy %q; expected one of %s", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown strategy %s; expected one of %s", clip.Quote(name), strings.Join(Names(), ", "))
 }
 
 // Converge runs rebalances until the group is stable, as the members would:

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chaosbench/chaosbench/internal/clip"
 )
 
 // A churn script describes how a group changes, one step per line: each
@@ -96,8 +98,8 @@ func parseChange(f []string) (Change, error) {
 			return Change{}, fmt.Errorf("topic: expected `topic NAME PARTITIONS`")
 		}
 		n, err := strconv.ParseInt(f[2], 10, 32)
-		if err != nil || n <= 0 {
-			return Change{}, fmt.Errorf("topic %s: partition count %q; expected a positive integer", f[1], f[2])
+		if err != nil || n <= 0 || n > MaxPartitions {
+			return Change{}, fmt.Errorf("topic %s: partition count %s; expected 1 to %d", clip.String(f[1]), clip.Quote(f[2]), MaxPartitions)
 		}
 		return Change{Kind: "topic", Topic: f[1], Partitions: int32(n)}, nil
 	case "join":
@@ -110,7 +112,7 @@ func parseChange(f []string) (Change, error) {
 		}
 		topics := strings.Split(f[2], ",")
 		if slices.Contains(topics, "") {
-			return Change{}, fmt.Errorf("join: empty topic name in %q", f[2])
+			return Change{}, fmt.Errorf("join: empty topic name in %s", clip.Quote(f[2]))
 		}
 		return Change{Kind: "join", Members: members, Topics: topics}, nil
 	case "leave":
@@ -123,7 +125,7 @@ func parseChange(f []string) (Change, error) {
 		}
 		return Change{Kind: "leave", Members: members}, nil
 	}
-	return Change{}, fmt.Errorf("unknown change %q; expected topic, join or leave", f[0])
+	return Change{}, fmt.Errorf("unknown change %s; expected topic, join or leave", clip.Quote(f[0]))
 }
 
 // expandMembers expands "c0,c2..c4" to c0, c2, c3, c4.
@@ -132,7 +134,7 @@ func expandMembers(s string) ([]string, error) {
 	for _, item := range strings.Split(s, ",") {
 		from, to, isRange := strings.Cut(item, "..")
 		if item == "" || isRange && (from == "" || to == "") {
-			return nil, fmt.Errorf("member list %q: empty member id", s)
+			return nil, fmt.Errorf("member list %s: empty member id", clip.Quote(s))
 		}
 		if !isRange {
 			out = append(out, item)
@@ -141,10 +143,10 @@ func expandMembers(s string) ([]string, error) {
 		pa, a := splitNumber(from)
 		pb, b := splitNumber(to)
 		if a < 0 || b < 0 || pa != pb || b < a {
-			return nil, fmt.Errorf("member range %q: expected PREFIX<a>..PREFIX<b> with a <= b", item)
+			return nil, fmt.Errorf("member range %s: expected PREFIX<a>..PREFIX<b> with a <= b", clip.Quote(item))
 		}
-		if b-a >= 1_000_000 {
-			return nil, fmt.Errorf("member range %q: more than a million members", item)
+		if b-a >= MaxMembers {
+			return nil, fmt.Errorf("member range %s: more than %d members", clip.Quote(item), MaxMembers)
 		}
 		for i := a; i <= b; i++ {
 			out = append(out, pa+strconv.Itoa(i))

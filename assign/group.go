@@ -15,6 +15,8 @@ package assign
 import (
 	"fmt"
 	"sort"
+
+	"github.com/chaosbench/chaosbench/internal/clip"
 )
 
 // Group is the input of an assignor: the topics with their partition
@@ -62,11 +64,22 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Field + ": " + e.Reason }
 
+// Bounds of a group. The models keep state per partition and per member:
+// a topic of two billion partitions is gigabytes before the first
+// assignment. These are ten times the largest groups the models are
+// measured on (assign/README.md), far beyond any real one.
+const (
+	// MaxPartitions bounds the partitions of all topics together.
+	MaxPartitions = 1_000_000
+	// MaxMembers bounds the members of a group.
+	MaxMembers = 100_000
+)
+
 // Validate checks the group: member ids unique and non-empty, every member
 // subscribes to at least one topic, partition counts positive, owned
-// partitions exist and have at most one owner. Subscribing to a topic that
-// is not in Topics is allowed (the assignors skip it, as Kafka does for a
-// topic without metadata).
+// partitions exist and have at most one owner, and the group within its
+// bounds. Subscribing to a topic that is not in Topics is allowed (the
+// assignors skip it, as Kafka does for a topic without metadata).
 func (g *Group) Validate() error {
 	names := make([]string, 0, len(g.Topics))
 	for t := range g.Topics {
@@ -77,9 +90,19 @@ func (g *Group) Validate() error {
 		if t == "" {
 			return &InputError{"topics", "empty topic name"}
 		}
-		if n := g.Topics[t]; n <= 0 {
-			return &InputError{"topics." + t, fmt.Sprintf("partition count %d; expected 1 or more", n)}
+		if n := g.Topics[t]; n <= 0 || n > MaxPartitions {
+			return &InputError{"topics." + clip.String(t), fmt.Sprintf("partition count %d; expected 1 to %d", n, MaxPartitions)}
 		}
+	}
+	total := 0
+	for _, n := range g.Topics {
+		total += int(n)
+	}
+	if total > MaxPartitions {
+		return &InputError{"topics", fmt.Sprintf("%d partitions in all; expected at most %d", total, MaxPartitions)}
+	}
+	if len(g.Members) > MaxMembers {
+		return &InputError{"members", fmt.Sprintf("%d members; expected at most %d", len(g.Members), MaxMembers)}
 	}
 	if len(g.Members) == 0 {
 		return &InputError{"members", "no members; expected at least one"}
@@ -93,12 +116,12 @@ func (g *Group) Validate() error {
 			return &InputError{f + ".id", "missing; expected a member id"}
 		}
 		if j, dup := ids[m.ID]; dup {
-			return &InputError{f + ".id", fmt.Sprintf("%q is also the id of members[%d]; expected unique ids", m.ID, j)}
+			return &InputError{f + ".id", fmt.Sprintf("%s is also the id of members[%d]; expected unique ids", clip.Quote(m.ID), j)}
 		}
 		ids[m.ID] = i
 		if m.InstanceID != "" {
 			if j, dup := instances[m.InstanceID]; dup {
-				return &InputError{f + ".instance_id", fmt.Sprintf("%q is also the instance id of members[%d]", m.InstanceID, j)}
+				return &InputError{f + ".instance_id", fmt.Sprintf("%s is also the instance id of members[%d]", clip.Quote(m.InstanceID), j)}
 			}
 			instances[m.InstanceID] = i
 		}
@@ -111,25 +134,25 @@ func (g *Group) Validate() error {
 				return &InputError{fmt.Sprintf("%s.topics[%d]", f, k), "empty topic name"}
 			}
 			if seen[t] {
-				return &InputError{fmt.Sprintf("%s.topics[%d]", f, k), fmt.Sprintf("topic %q listed twice", t)}
+				return &InputError{fmt.Sprintf("%s.topics[%d]", f, k), fmt.Sprintf("topic %s listed twice", clip.Quote(t))}
 			}
 			seen[t] = true
 		}
 		for _, t := range sortedKeys(m.Owned) {
 			n, ok := g.Topics[t]
 			if !ok {
-				return &InputError{f + ".owned." + t, "topic not in topics"}
+				return &InputError{f + ".owned." + clip.String(t), "topic not in topics"}
 			}
 			for _, p := range m.Owned[t] {
 				if p < 0 || p >= n {
-					return &InputError{f + ".owned." + t, fmt.Sprintf("partition %d out of range; %s has partitions 0 to %d", p, t, n-1)}
+					return &InputError{f + ".owned." + clip.String(t), fmt.Sprintf("partition %d out of range; %s has partitions 0 to %d", p, clip.String(t), n-1)}
 				}
 				tp := TopicPartition{t, p}
 				if j, dup := owner[tp]; dup {
 					if j == i {
-						return &InputError{f + ".owned." + t, fmt.Sprintf("partition %d listed twice", p)}
+						return &InputError{f + ".owned." + clip.String(t), fmt.Sprintf("partition %d listed twice", p)}
 					}
-					return &InputError{f + ".owned." + t, fmt.Sprintf("partition %d is also owned by members[%d] (%s); expected one owner", p, j, g.Members[j].ID)}
+					return &InputError{f + ".owned." + clip.String(t), fmt.Sprintf("partition %d is also owned by members[%d] (%s); expected one owner", p, j, clip.String(g.Members[j].ID))}
 				}
 				owner[tp] = i
 			}

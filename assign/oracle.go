@@ -84,12 +84,16 @@ func CheckHistory(strategy, topic string, partitions int, events iter.Seq[*histo
 	if err != nil {
 		return nil, err
 	}
+	if partitions < 0 || partitions > history.MaxPartitions {
+		return nil, fmt.Errorf("%d partitions: expected 0 to %d, as a history's partition numbers are", partitions, history.MaxPartitions)
+	}
 	o := &oracle{
 		assignor: a,
 		topic:    topic,
 		count:    int32(partitions),
 		members:  map[string]*incarnation{},
 		latest:   map[string]int{},
+		byProc:   map[string][]*incarnation{},
 		report:   &Report{Strategy: strategy, Topic: topic},
 	}
 	for e := range events {
@@ -109,6 +113,7 @@ type incarnation struct {
 	disturb  int64 // last chaos pause/slow/stop/kill on it
 	gotAt    map[int32]int64
 	dead     bool
+	stopping bool // wrote stopping: it is closing, and leaves the group
 	joined   bool // wrote an assigned event
 	visibleT int64
 }
@@ -121,11 +126,14 @@ type oracle struct {
 	count    int32
 	members  map[string]*incarnation // proc.inc -> incarnation
 	latest   map[string]int          // proc -> latest incarnation seen
-	report   *Report
-	lastT    int64
-	changed  bool // the state changed since the last settled point
-	prev     map[int32]string
-	prevOK   bool
+	// byProc lists each process's incarnations seen, so that a newer one
+	// ends those it knows of, not every number below it.
+	byProc  map[string][]*incarnation
+	report  *Report
+	lastT   int64
+	changed bool // the state changed since the last settled point
+	prev    map[int32]string
+	prevOK  bool
 }
 
 func key(proc string, inc int) string { return fmt.Sprintf("%s.%d", proc, inc) }
@@ -136,11 +144,12 @@ func (o *oracle) member(proc string, inc int) *incarnation {
 	if in == nil {
 		in = &incarnation{proc: proc, inc: inc, owned: map[int32]bool{}, gotAt: map[int32]int64{}}
 		o.members[k] = in
+		o.byProc[proc] = append(o.byProc[proc], in)
 	}
 	if last, ok := o.latest[proc]; !ok || inc > last {
 		// A newer incarnation: the older ones are dead.
-		for i := range inc {
-			if old := o.members[key(proc, i)]; old != nil {
+		for _, old := range o.byProc[proc] {
+			if old.inc < inc {
 				o.kill(old)
 			}
 		}
@@ -180,6 +189,12 @@ func (o *oracle) add(e *history.Event) {
 			for _, p := range e.Partitions {
 				delete(in.owned, p)
 			}
+			if in.stopping && len(in.owned) == 0 {
+				// Its close gave everything up and left the group: it is
+				// no longer a member, however long its process takes to
+				// exit (a JVM takes longer than the group to rebalance).
+				o.kill(in)
+			}
 		}
 		o.changed = true
 	case history.Chaos:
@@ -188,7 +203,8 @@ func (o *oracle) add(e *history.Event) {
 			var params struct {
 				Partitions int32 `json:"partitions"`
 			}
-			if json.Unmarshal([]byte(e.Params), &params) == nil && params.Partitions > o.count {
+			// A count beyond the history's bound is no count a topic had.
+			if json.Unmarshal([]byte(e.Params), &params) == nil && params.Partitions > o.count && params.Partitions <= history.MaxPartitions {
 				o.count = params.Partitions
 			}
 		}
@@ -211,6 +227,8 @@ func (o *oracle) add(e *history.Event) {
 			}
 		case history.StateStarted:
 			o.member(e.Proc, e.Inc)
+		case history.StateStopping:
+			o.member(e.Proc, e.Inc).stopping = true
 		}
 	}
 }

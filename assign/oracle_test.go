@@ -132,6 +132,23 @@ func TestOracleRange(t *testing.T) {
 	})
 }
 
+// A member stopped gracefully gives everything up and leaves the group
+// when its client closes; the group rebalances without it before its
+// process has exited (a JVM takes a while). It is no longer a member
+// then: the settled point before its exit is the two-member assignment.
+func TestOracleStoppedMemberLeftBeforeExit(t *testing.T) {
+	h := &hist{}
+	h.started("m1").started("m2").started("m3")
+	h.assigned("m1", 1, 0, 1, 2).assigned("m2", 1, 3, 4).assigned("m3", 1, 5, 6)
+	h.chaos("stop", "m3")
+	h.evs = append(h.evs, history.Event{Kind: history.Member, T: h.next(), Proc: "m3", State: history.StateStopping})
+	h.revoked("m3", 1, 5, 6)
+	h.revoked("m1", 1, 0, 1, 2).revoked("m2", 1, 3, 4)
+	h.assigned("m1", 2, 0, 1, 2, 3).assigned("m2", 2, 4, 5, 6)
+	h.evs = append(h.evs, history.Event{Kind: history.Member, T: h.next(), Proc: "chaos", State: history.StateExited, Target: "m3"})
+	expect(t, h.check(t, "range", 7), "", 2, 0)
+}
+
 func TestOracleRoundRobin(t *testing.T) {
 	h := &hist{}
 	h.started("m2").started("m1")

@@ -53,10 +53,39 @@ func (o CompareOptions) threshold(name string) Threshold {
 	return Threshold{Relative: 0.10}
 }
 
+// Spread describes a group's samples of a metric: how many, the median,
+// the extremes and the quartiles (linear interpolation between the
+// closest ranks, as most statistics packages compute them by default).
+type Spread struct {
+	N                        int
+	Median, Min, Max, Q1, Q3 float64
+}
+
+// SpreadOf returns the spread of xs (NaN values for none).
+func SpreadOf(xs []float64) Spread {
+	s := Spread{N: len(xs), Median: math.NaN(), Min: math.NaN(), Max: math.NaN(), Q1: math.NaN(), Q3: math.NaN()}
+	if len(xs) == 0 {
+		return s
+	}
+	v := append([]float64(nil), xs...)
+	sort.Float64s(v)
+	q := func(p float64) float64 {
+		h := p * float64(len(v)-1)
+		lo := math.Floor(h)
+		if int(lo)+1 >= len(v) {
+			return v[len(v)-1]
+		}
+		return v[int(lo)] + (h-lo)*(v[int(lo)+1]-v[int(lo)])
+	}
+	s.Median, s.Min, s.Max, s.Q1, s.Q3 = Median(v), v[0], v[len(v)-1], q(0.25), q(0.75)
+	return s
+}
+
 // Change is one metric compared between a baseline group and a candidate.
 type Change struct {
 	Metric                 Metric
 	Base, Cand             []float64
+	BaseSpread, CandSpread Spread
 	BaseMedian, CandMedian float64
 	// Delta is CandMedian - BaseMedian; Relative is Delta / |BaseMedian|
 	// (±Inf from zero, NaN when both are zero).
@@ -98,7 +127,10 @@ func (g *GroupComparison) Regressions() int {
 type Comparison struct {
 	Base, Cand *Run
 	Options    CompareOptions
-	Groups     []*GroupComparison
+	// Environment says whether both sides ran on the same kind of machine
+	// and cluster.
+	Environment EnvironmentComparison
+	Groups      []*GroupComparison
 	// OnlyBase and OnlyCand are groups found on one side only.
 	OnlyBase, OnlyCand []Key
 }
@@ -122,7 +154,7 @@ func Compare(base, cand *Run, o CompareOptions) *Comparison {
 	if o.Alpha <= 0 {
 		o.Alpha = 0.05
 	}
-	c := &Comparison{Base: base, Cand: cand, Options: o}
+	c := &Comparison{Base: base, Cand: cand, Options: o, Environment: compareEnvironments(base, cand)}
 	cg := map[Key]*Group{}
 	for _, g := range cand.Groups {
 		cg[g.Key] = g
@@ -145,7 +177,8 @@ func Compare(base, cand *Run, o CompareOptions) *Comparison {
 			if len(bs) == 0 && len(cs) == 0 {
 				continue
 			}
-			ch := Change{Metric: m, Base: bs, Cand: cs, BaseMedian: Median(bs), CandMedian: Median(cs), P: math.NaN(), Threshold: o.threshold(m.Name)}
+			ch := Change{Metric: m, Base: bs, Cand: cs, BaseSpread: SpreadOf(bs), CandSpread: SpreadOf(cs),
+				BaseMedian: Median(bs), CandMedian: Median(cs), P: math.NaN(), Threshold: o.threshold(m.Name)}
 			ch.Delta = ch.CandMedian - ch.BaseMedian
 			switch {
 			case ch.Delta == 0:
@@ -191,6 +224,12 @@ func countVerdict(g *Group, v check.Verdict) int {
 // ranks, and the distribution is of the tied ranks themselves, so ties
 // are exact too. It is computed by counting subsets per rank sum (dynamic
 // programming), which stays fast for the sample sizes of repeated runs.
+//
+// It is written here rather than taken from a package because the Go one
+// at hand (golang.org/x/perf's, behind benchstat) is exact only without
+// ties and falls back to the normal approximation otherwise, and gonum has
+// none. Repeated cells tie often (0 duplicates in every run), and with
+// five samples a side the approximation is poor.
 func MannWhitneyP(xs, ys []float64) float64 {
 	n1, n := len(xs), len(xs)+len(ys)
 	if n1 == 0 || len(ys) == 0 {
@@ -284,6 +323,7 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 	} else {
 		e.printf("**Result: no regression.**\n\n")
 	}
+	writeEnvironment(e, c.Environment)
 	for _, k := range c.OnlyBase {
 		e.printf("- %s: in the baseline only\n", k)
 	}
@@ -304,7 +344,7 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 		if g.VerdictRegression != "" {
 			e.printf("**Regression: %s.**\n\n", g.VerdictRegression)
 		}
-		e.printf("| metric | baseline | candidate | change | p | |\n|---|---:|---:|---:|---:|---|\n")
+		e.printf("| metric | baseline: median (min – max) | candidate: median (min – max) | change | p | |\n|---|---:|---:|---:|---:|---|\n")
 		for _, ch := range g.Changes {
 			p := "–"
 			if !math.IsNaN(ch.P) {
@@ -319,11 +359,43 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 			case ch.Significant:
 				mark = "better"
 			}
-			e.printf("| %s | %s | %s | %s | %s | %s |\n", ch.Metric.Label, ch.Metric.Format(ch.BaseMedian), ch.Metric.Format(ch.CandMedian), formatChange(ch), p, mark)
+			e.printf("| %s | %s | %s | %s | %s | %s |\n", ch.Metric.Label, formatSpread(ch.Metric, ch.BaseSpread), formatSpread(ch.Metric, ch.CandSpread), formatChange(ch), p, mark)
 		}
 		e.printf("\n")
 	}
 	return e.flush()
+}
+
+// writeEnvironment says plainly whether both sides ran on the same kind
+// of machine and cluster.
+func writeEnvironment(e *ewriter, ec EnvironmentComparison) {
+	list := func(es []Environment) string {
+		var parts []string
+		for _, x := range es {
+			parts = append(parts, x.String())
+		}
+		return strings.Join(parts, "; ")
+	}
+	switch {
+	case ec.Same:
+		e.printf("Same environment on both sides: %s.\n\n", list(ec.Baseline))
+	case len(ec.Differences) > 0:
+		e.printf("**Different machines: the baseline ran on %s; the candidate on %s.** They differ in %s. Times (pauses, stops, recovery, latency) depend on the machine as much as on the code: record a baseline on the candidate's kind of machine.\n\n",
+			list(ec.Baseline), list(ec.Candidate), strings.Join(ec.Differences, "; "))
+	}
+	for _, n := range ec.Notes {
+		e.printf("Note: %s.\n\n", n)
+	}
+}
+
+// formatSpread renders a group's samples: the median, and the range when
+// there are several, as benchstat shows a spread beside each value.
+func formatSpread(m Metric, s Spread) string {
+	lo, hi := m.Format(s.Min), m.Format(s.Max)
+	if s.N < 2 || lo == hi {
+		return m.Format(s.Median)
+	}
+	return fmt.Sprintf("%s (%s – %s)", m.Format(s.Median), lo, hi)
 }
 
 func formatChange(ch Change) string {

@@ -75,6 +75,15 @@ type htmlPage struct {
 	Findings                               []htmlFinding
 	Cells                                  []htmlCell
 	DisruptionHeads                        []string
+	Clients                                []htmlClientTable
+}
+
+// htmlClientTable is a ClientTable, rendered.
+type htmlClientTable struct {
+	Title       string
+	Heads       []string
+	Rows        []htmlRow
+	Differences []string
 }
 
 func verdictClass(v check.Verdict) string { return string(v) }
@@ -105,6 +114,19 @@ func WriteHTML(w io.Writer, r *Run, figures []Embedded) error {
 	for _, m := range Metrics {
 		m := m
 		row(m.Label, func(g *Group) string { return groupValue(m, g) })
+	}
+	for _, t := range ClientTables(r) {
+		ht := htmlClientTable{Title: t.Strategy + " · " + t.Policy}
+		for _, g := range t.Groups {
+			ht.Heads = append(ht.Heads, fmt.Sprintf("%s (%d)", g.Key.Client, len(g.Cells)))
+		}
+		for _, row := range t.Rows {
+			ht.Rows = append(ht.Rows, htmlRow{Label: row.Metric.Label, Values: row.Values})
+		}
+		for _, d := range t.Differences {
+			ht.Differences = append(ht.Differences, d.Text())
+		}
+		pg.Clients = append(pg.Clients, ht)
 	}
 	for _, ref := range sideBySideFigures {
 		if f, ok := byName[ref.name]; ok {
@@ -188,7 +210,15 @@ ul.examples { margin: 2px 0 6px; color: var(--muted); font-size: 13px; }
 {{end}}</table></div>
 <p class="note">Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Values of repeated cells are medians. Definitions: docs/summary.md.</p>
 
-{{range .Figures}}<figure>{{.Img false}}<figcaption>{{.Title}}</figcaption></figure>
+{{if .Clients}}<h2>Clients side by side</h2>
+<p class="note">Each strategy and commit policy that ran on several clients: the median over repeats, and the range. A difference is listed when every repeat of one client lies beyond every repeat of the other and the medians differ by more than 10%.</p>
+{{range .Clients}}<h3>{{.Title}}</h3>
+<div class="scroll"><table class="summary">
+<tr><th></th>{{range .Heads}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td>{{.Label}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
+{{if .Differences}}<ul>{{range .Differences}}<li>{{.}}</li>{{end}}</ul>{{else}}<p class="note">No difference beyond the repeats' spread.</p>{{end}}
+{{end}}{{end}}{{range .Figures}}<figure>{{.Img false}}<figcaption>{{.Title}}</figcaption></figure>
 {{end}}
 
 <h2>Findings</h2>

@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Cell is one analysed cell folder.
@@ -23,6 +23,12 @@ type Cell struct {
 	Dir string // the cell folder
 	Rel string // its path relative to the run folder
 	S   *check.Summary
+	// Record is the cell's cell.json: where it ran (machine, cluster,
+	// versions). Nil for a cell built in code.
+	Record *runfolder.Cell
+	// analysed holds the files of a cell Load analysed, until
+	// WriteSummaries writes them.
+	analysed *check.CellFiles
 }
 
 // Key identifies the cells that are repetitions of one another.
@@ -50,19 +56,23 @@ type Run struct {
 
 // LoadOptions control Load.
 type LoadOptions struct {
-	// Analyze analyses cells that have no summary.json (or one of another
-	// schema version) and writes it; otherwise such a cell is an error.
+	// Analyze analyses cells that have no summary.json; otherwise such a
+	// cell is an error. A summary.json this build cannot read as its own
+	// (another schema version, a verdict it does not know, or one that
+	// does not parse) is an error either way: chaos analyze writes it
+	// again (docs/summary.md).
 	Analyze bool
-	// Reanalyze analyses every cell again.
+	// Reanalyze analyses every cell again, whatever summary it has.
 	Reanalyze bool
 	Check     check.Options
 }
 
 // CheckInput rejects what Load would reject as bad input, before anything
-// is written: a folder without cells, an unreadable run.json, cell.json or
-// findings, and, when Load may not analyse, a cell without a summary.json.
-// Commands call it first (for every folder they load) and report its
-// errors as bad input; Load's other errors are failures.
+// is read at length or written: a folder without cells, an unreadable
+// run.json, cell.json or findings, a summary.json of another schema
+// version, and, when Load may not analyse, a cell without a summary.json.
+// Load calls it first; a command that loads two folders calls it for both
+// before it loads either.
 func CheckInput(dir string, o LoadOptions) error {
 	dirs, err := check.FindCells(dir)
 	if err != nil {
@@ -72,11 +82,21 @@ func CheckInput(dir string, o LoadOptions) error {
 		return err
 	}
 	if o.Analyze || o.Reanalyze {
-		return check.CheckCells(dirs)
+		if err := check.CheckCells(dirs); err != nil {
+			return err
+		}
+	}
+	if o.Reanalyze {
+		return nil
 	}
 	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, check.SummaryFile)); err != nil {
+		_, err := check.ReadSummary(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !o.Analyze:
 			return fmt.Errorf("%s: no %s (run chaos analyze first)", d, check.SummaryFile)
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return err
 		}
 	}
 	return nil
@@ -85,7 +105,9 @@ func CheckInput(dir string, o LoadOptions) error {
 // Load reads every cell under dir (a run folder, a cell folder, or a
 // folder of runs): wherever a cell.json is. Cells are grouped by strategy,
 // commit policy and client, whatever folders they sit in. It checks its
-// input first (CheckInput).
+// input first (CheckInput) and writes nothing: the summaries of the cells
+// it analysed are written by WriteSummaries (WriteAll calls it), once
+// everything a command reads has been read. Every error is about dir.
 func Load(dir string, o LoadOptions) (*Run, error) {
 	if err := CheckInput(dir, o); err != nil {
 		return nil, err
@@ -99,31 +121,51 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 		r.Meta = &meta
 	}
 	for _, d := range dirs {
-		var s *check.Summary
+		rel, _ := filepath.Rel(dir, d)
+		c := &Cell{Dir: d, Rel: rel}
+		var err error
 		if !o.Reanalyze {
-			s, err = check.ReadSummary(d)
+			c.S, err = check.ReadSummary(d)
+			if errors.Is(err, fs.ErrNotExist) && !o.Analyze {
+				return nil, fmt.Errorf("%s: no %s (run chaos analyze first)", d, check.SummaryFile)
+			}
 		}
-		if o.Reanalyze || (err != nil && o.Analyze) {
-			if s, err = check.AnalyzeCell(d, o.Check); err == nil {
-				err = check.WriteCell(d, s)
+		if o.Reanalyze || errors.Is(err, fs.ErrNotExist) {
+			if c.S, err = check.AnalyzeCell(d, o.Check); err == nil {
+				c.analysed, err = check.EncodeCell(c.S)
 			}
 		}
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s: no %s (run chaos analyze first)", d, check.SummaryFile)
-			}
 			return nil, err
 		}
-		rel, _ := filepath.Rel(dir, d)
-		r.Cells = append(r.Cells, &Cell{Dir: d, Rel: rel, S: s})
-		r.Verdict = check.Worst(r.Verdict, s.Verdict)
+		if rec, err := runfolder.ReadCell(d); err == nil {
+			c.Record = &rec
+		}
+		r.Cells = append(r.Cells, c)
+		r.Verdict = check.Worst(r.Verdict, c.S.Verdict)
 	}
 	r.Groups = GroupCells(r.Cells)
 	return r, nil
 }
 
+// WriteSummaries writes summary.json and latency.hlog of every cell Load
+// analysed.
+func (r *Run) WriteSummaries() error {
+	for _, c := range r.Cells {
+		if c.analysed == nil {
+			continue
+		}
+		if err := c.analysed.Write(c.Dir); err != nil {
+			return err
+		}
+		c.analysed = nil
+	}
+	return nil
+}
+
 // GroupCells groups cells by (strategy, commit policy, client), in the
-// order strategies are listed in design.md, then by policy and client;
+// report order of the vocabulary's strategies, then by commit policy and
+// client;
 // within a group, by iteration.
 func GroupCells(cells []*Cell) []*Group {
 	byKey := map[Key]*Group{}
@@ -140,17 +182,20 @@ func GroupCells(cells []*Cell) []*Group {
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Key, out[j].Key
-		if ra, rb := strategyRank(a.Strategy), strategyRank(b.Strategy); ra != rb {
+		if ra, rb := vocab.StrategyRank(a.Strategy), vocab.StrategyRank(b.Strategy); ra != rb {
 			return ra < rb
 		}
 		if a.Strategy != b.Strategy {
 			return a.Strategy < b.Strategy
 		}
-		if ra, rb := policyRank(a.CommitPolicy), policyRank(b.CommitPolicy); ra != rb {
+		if ra, rb := vocab.PolicyRank(a.CommitPolicy), vocab.PolicyRank(b.CommitPolicy); ra != rb {
 			return ra < rb
 		}
 		if a.CommitPolicy != b.CommitPolicy {
 			return a.CommitPolicy < b.CommitPolicy
+		}
+		if ra, rb := vocab.ClientRank(a.Client), vocab.ClientRank(b.Client); ra != rb {
+			return ra < rb
 		}
 		return a.Client < b.Client
 	})
@@ -158,19 +203,4 @@ func GroupCells(cells []*Cell) []*Group {
 		sort.SliceStable(g.Cells, func(i, j int) bool { return g.Cells[i].S.Cell.Iteration < g.Cells[j].S.Cell.Iteration })
 	}
 	return out
-}
-
-var strategies = []string{"range", "roundrobin", "sticky", "cooperative-sticky", "consumer-uniform", "consumer-range"}
-var policies = []string{"auto", "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke", "commit-before-process"}
-
-func strategyRank(s string) int { return rank(strategies, s) }
-func policyRank(s string) int   { return rank(policies, s) }
-
-func rank(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return len(list)
 }

@@ -139,8 +139,10 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 		summaryTable(e, gs)
 	}
 	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
+	writeMermaid(e, r.Groups)
+	clientsSection(e, r)
 	if plotDir != "" {
-		e.printf("Figures: ")
+		e.printf("Figures in the results folder (PNG and SVG; report.html embeds them): ")
 		for i, f := range sideBySideFigures {
 			if i > 0 {
 				e.printf(" · ")
@@ -446,7 +448,7 @@ func plural(n int, noun string) string {
 }
 
 // ordered returns the cells in the order of the groups (strategies as
-// design.md lists them), iterations in order.
+// docs/design.md lists them), iterations in order.
 func (r *Run) ordered() []*Cell {
 	out := make([]*Cell, 0, len(r.Cells))
 	for _, g := range r.Groups {

@@ -16,12 +16,16 @@ const (
 	PlotDir      = "plots"
 )
 
-// WriteAll writes report.md, report.html and plots/*.png|svg into the
-// run's folder. Every file is written to a temporary name and renamed
+// WriteAll writes the summaries of the cells Load analysed
+// (WriteSummaries), then report.md, report.html and plots/*.png|svg into
+// the run's folder. Every file is written to a temporary name and renamed
 // into place, so a reader never sees half of one.
 func WriteAll(r *Run) error {
 	figs, err := Figures(r)
 	if err != nil {
+		return err
+	}
+	if err := r.WriteSummaries(); err != nil {
 		return err
 	}
 	plots := filepath.Join(r.Dir, PlotDir)

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/chaosbench/chaosbench/internal/clip"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // decoder walks the YAML node tree into a Spec, recording the line of
@@ -42,11 +45,11 @@ func describe(n *yaml.Node) string {
 		case "!!null":
 			return "nothing (null)"
 		case "!!bool":
-			return "boolean " + n.Value
+			return "boolean " + clip.String(n.Value)
 		case "!!int", "!!float":
-			return "number " + n.Value
+			return "number " + clip.String(n.Value)
 		}
-		return strconv.Quote(n.Value)
+		return clip.Quote(n.Value)
 	}
 	return "something else"
 }
@@ -66,9 +69,11 @@ func (d *decoder) mapping(n *yaml.Node, field string, fields fieldFuncs) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
 		name := k.Value
-		sub := name
+		// The path is part of every message about the field: an unknown
+		// name in it is cut short (package clip).
+		sub := clip.String(name)
 		if field != "" {
-			sub = field + "." + name
+			sub = field + "." + sub
 		}
 		if k.Kind != yaml.ScalarNode {
 			d.add(k.Line, field, "got %s as a key, expected a field name", describe(k))
@@ -105,6 +110,9 @@ func listFields(fields fieldFuncs) string {
 
 // suggest returns the field name closest to name, if it is a likely typo.
 func suggest(name string, fields fieldFuncs) string {
+	if len(name) > 64 {
+		return "" // no field name is that long, and the distance costs its length
+	}
 	best, bestD := "", 3
 	for f := range fields {
 		if d := editDistance(strings.ToLower(name), f); d < bestD || (d == bestD && f < best) {
@@ -226,7 +234,8 @@ func (d *decoder) duration(n *yaml.Node, field string) (time.Duration, bool) {
 			if n.Value == "0" {
 				return 0, true
 			}
-			d.add(n.Line, field, "got number %s, expected a duration with a unit, e.g. %ss or %sms (a bare number is ambiguous)", n.Value, n.Value, n.Value)
+			v := clip.String(n.Value)
+			d.add(n.Line, field, "got number %s, expected a duration with a unit, e.g. %ss or %sms (a bare number is ambiguous)", v, v, v)
 			return 0, false
 		}
 	}
@@ -248,7 +257,7 @@ func (d *decoder) properties(n *yaml.Node, field string) map[string]string {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
-		sub := field + "." + k.Value
+		sub := field + "." + clip.String(k.Value)
 		if _, dup := out[k.Value]; dup {
 			d.add(k.Line, sub, "given twice")
 			continue
@@ -301,7 +310,7 @@ func (d *decoder) decodeSpec(root *yaml.Node, s *Spec) {
 			s.CommitPolicies = d.names(v, f, "commit policy names")
 		},
 		"clients": func(v *yaml.Node, f string) {
-			s.Clients = d.names(v, f, "client names (confluent, franz)")
+			s.Clients = d.names(v, f, "client names ("+strings.Join(vocab.ClientNames(), ", ")+")")
 		},
 		"broker": func(v *yaml.Node, f string) {
 			d.mapping(v, f, fieldFuncs{

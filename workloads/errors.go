@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/chaosbench/chaosbench/internal/clip"
 )
 
 // FieldError is one problem with a workload file: where (file, line), which
@@ -64,7 +66,9 @@ type problems struct {
 }
 
 func (p *problems) add(line int, field, format string, args ...any) {
-	fe := &FieldError{File: p.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	// Values are quoted cut short where they are quoted; Message is the
+	// last line of defence for any that is not.
+	fe := &FieldError{File: p.file, Line: line, Field: field, Msg: clip.Message(fmt.Sprintf(format, args...))}
 	key := fe.Error()
 	if p.seen == nil {
 		p.seen = map[string]bool{}
@@ -82,5 +86,8 @@ func (p *problems) err() error {
 	}
 	errs := append([]*FieldError(nil), p.errs...)
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+	if n := len(errs) - maxErrors; n > 0 {
+		errs = append(errs[:maxErrors], &FieldError{File: p.file, Msg: fmt.Sprintf("and %d more problems after these", n)})
+	}
 	return &Error{Errs: errs}
 }

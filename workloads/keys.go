@@ -3,6 +3,8 @@ package workloads
 import (
 	"fmt"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
+
 	"github.com/chaosbench/chaosbench/internal/keygen"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
 )
@@ -15,7 +17,7 @@ func (s *Spec) Keyspace() (*keygen.Keyspace, keygen.Distribution, error) {
 	k := s.Keys
 	format, err := keygen.ParseFormat(k.Format)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: keys.format: %w", s.File, err)
+		return nil, nil, fmt.Errorf("%s: keys.format: %s: %w", s.File, clip.Quote(k.Format), err)
 	}
 	ks := &keygen.Keyspace{Format: format, Count: k.Count}
 	var dist keygen.Distribution
@@ -34,7 +36,7 @@ func (s *Spec) Keyspace() (*keygen.Keyspace, keygen.Distribution, error) {
 		}
 		dist, err = keygen.Explicit(shares, k.Count)
 	default:
-		err = fmt.Errorf("unknown distribution %q", k.Distribution)
+		err = fmt.Errorf("unknown distribution %s", clip.Quote(k.Distribution))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: keys: %w", s.File, err)

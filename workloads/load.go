@@ -11,14 +11,23 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/chaosbench/chaosbench/internal/clip"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Load reads and validates the workload file at path. Any problem gives an
 // *Error listing every problem found (file, line, field, what was
 // expected).
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Errs: []*FieldError{{File: path, Msg: err.Error()}}}
+	}
+	defer f.Close()
+	// One byte more than the limit is enough for Parse to refuse it.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, &Error{Errs: []*FieldError{{File: path, Msg: err.Error()}}}
 	}
@@ -31,6 +40,10 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // the default workload name.
 func Parse(file string, data []byte) (*Spec, error) {
 	p := &problems{file: file}
+	if len(data) > MaxFileSize {
+		p.add(0, "", "more than %d bytes: expected a workload file of at most %d (even 10,000 explicit keys take less)", MaxFileSize, MaxFileSize)
+		return nil, p.err()
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -48,7 +61,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 		if lines := strings.Split(string(data), "\n"); line > 0 && line <= len(lines) && strings.Contains(lines[line-1], "\t") {
 			msg += " (the line has a tab: YAML indents with spaces)"
 		}
-		p.add(line, "", "not valid YAML: %s", msg)
+		p.add(line, "", "not valid YAML: %s", clip.Message(msg))
 		return nil, p.err()
 	}
 	var extra yaml.Node
@@ -104,6 +117,8 @@ const (
 	DefaultDrainTimeout       = 60 * time.Second
 )
 
+// applyDefaults fills in the fields the file leaves out; a field the
+// file names keeps its value, even a zero one.
 func (s *Spec) applyDefaults() {
 	if !s.set("name") {
 		base := filepath.Base(s.File)
@@ -112,6 +127,29 @@ func (s *Spec) applyDefaults() {
 	if !s.set("seed") {
 		s.Seed = DefaultSeed
 	}
+	s.applyTopicDefaults()
+	s.applyProducerDefaults()
+	s.applyConsumerDefaults()
+	if !s.set("strategies") {
+		s.Strategies = append([]string(nil), vocab.StrategyNames()...)
+	}
+	if !s.set("commit_policies") {
+		s.CommitPolicies = []string{vocab.PolicySyncBatch}
+	}
+	if !s.set("broker.brokers") {
+		s.Broker.Brokers = 1
+	}
+	if s.Broker.Config == nil {
+		s.Broker.Config = map[string]string{}
+	}
+	if !s.set("chaos.drain_timeout") {
+		s.Chaos.DrainTimeout = DefaultDrainTimeout
+	}
+}
+
+// applyTopicDefaults fills in the topic and the records written to it
+// (keys and values).
+func (s *Spec) applyTopicDefaults() {
 	t := &s.Topic
 	if !s.set("topic.name") {
 		t.Name = s.Name
@@ -135,11 +173,15 @@ func (s *Spec) applyDefaults() {
 	if !s.set("value.size") {
 		s.Value.Size = DefaultValueSize
 	}
+}
+
+// applyProducerDefaults fills in the producer section.
+func (s *Spec) applyProducerDefaults() {
 	p := &s.Producer
 	if !s.set("producer.client") {
 		// franz-go: the faster producer here, so that the harness is never
 		// the bottleneck (internal/loadgen/README.md, "Benchmark").
-		p.Client = ClientFranz
+		p.Client = vocab.ClientFranz
 	}
 	if !s.set("producer.rate") {
 		p.Rate = DefaultRate
@@ -165,6 +207,11 @@ func (s *Spec) applyDefaults() {
 	if !s.set("producer.partitioner") {
 		p.Partitioner = "murmur2"
 	}
+}
+
+// applyConsumerDefaults fills in the consumer section; a uniform
+// processing cost's jitter defaults to the cost.
+func (s *Spec) applyConsumerDefaults() {
 	c := &s.Consumer
 	if !s.set("consumer.members") {
 		c.Members = DefaultMembers
@@ -196,31 +243,19 @@ func (s *Spec) applyDefaults() {
 	if c.Properties == nil {
 		c.Properties = map[string]string{}
 	}
-	if !s.set("strategies") {
-		s.Strategies = append([]string(nil), AllStrategies...)
-	}
-	if !s.set("commit_policies") {
-		s.CommitPolicies = []string{"sync-batch"}
-	}
-	if !s.set("broker.brokers") {
-		s.Broker.Brokers = 1
-	}
-	if s.Broker.Config == nil {
-		s.Broker.Config = map[string]string{}
-	}
-	if !s.set("chaos.drain_timeout") {
-		s.Chaos.DrainTimeout = DefaultDrainTimeout
-	}
 }
 
-// Overrides replace parts of a workload from the command line.
+// Overrides replace parts of a workload from the command line. A field
+// left nil is not overridden; one that is set is checked as the
+// workload's own field would be: an override of 0 or less is refused,
+// never taken for "not given".
 type Overrides struct {
-	// Duration, if > 0, replaces duration (and drops records).
-	Duration time.Duration
-	// Records, if > 0, replaces records (and drops duration).
-	Records int64
-	// Rate, if set, replaces the producer's rate with a constant rate
-	// (records/s, 0 unlimited); the workload's ramp and steps are dropped.
+	// Duration replaces duration (and drops records).
+	Duration *time.Duration
+	// Records replaces records (and drops duration).
+	Records *int64
+	// Rate replaces the producer's rate with a constant rate (records/s,
+	// 0 unlimited); the workload's ramp and steps are dropped.
 	Rate *float64
 	// ProducerOnly drops the chaos section (warmup and steps): for running
 	// the producer side alone, where the schedule does not apply.
@@ -230,16 +265,28 @@ type Overrides struct {
 // Override applies o and validates the result again (a shorter duration
 // can leave chaos steps after the end of traffic).
 func (s *Spec) Override(o Overrides) error {
-	if o.Duration > 0 && o.Records > 0 {
-		return &Error{Errs: []*FieldError{{File: s.File, Msg: "--duration and --records: expected one of the two"}}}
+	p := &problems{file: s.File}
+	switch {
+	case o.Duration != nil && o.Records != nil:
+		p.add(0, "--duration", "and --records: expected one of the two")
+	case o.Duration != nil && (*o.Duration <= 0 || *o.Duration > MaxDuration):
+		p.add(0, "--duration", "got %v, expected a duration > 0 and at most %v", *o.Duration, MaxDuration)
+	case o.Records != nil && (*o.Records < 1 || *o.Records > MaxRecords):
+		p.add(0, "--records", "got %d, expected a number of records from 1 to %d", *o.Records, int64(MaxRecords))
 	}
-	if o.Duration > 0 {
-		s.Duration, s.Records = o.Duration, 0
+	if o.Rate != nil && !(*o.Rate >= 0 && *o.Rate <= MaxRate) {
+		p.add(0, "--rate", "got %v, expected records/s from 0 (unlimited) to %d", *o.Rate, MaxRate)
+	}
+	if err := p.err(); err != nil {
+		return err
+	}
+	if o.Duration != nil {
+		s.Duration, s.Records = *o.Duration, 0
 		s.pos["duration"] = s.Line("duration")
 		delete(s.pos, "records")
 	}
-	if o.Records > 0 {
-		s.Records, s.Duration = o.Records, 0
+	if o.Records != nil {
+		s.Records, s.Duration = *o.Records, 0
 		s.pos["records"] = s.Line("records")
 		delete(s.pos, "duration")
 	}

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chaosbench/chaosbench/internal/clip"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Cell is one (strategy, commit policy, client) combination of a workload.
@@ -20,14 +23,19 @@ type Cell struct {
 
 // Cells expands the cell matrix: every strategy x commit policy x client,
 // in the order the workload lists them (strategy outermost). Without a
-// clients list each strategy runs on its default client.
+// clients list each strategy runs on its default client; with one, on
+// each listed client that implements it (sticky skips confluent).
 func (s *Spec) Cells() []Cell {
 	var cells []Cell
 	for _, st := range s.Strategies {
 		clients := s.Clients
 		if len(clients) == 0 {
-			clients = []string{DefaultClient(st)}
+			clients = []string{vocab.DefaultClient(st)}
 		}
+		clients = slices.DeleteFunc(slices.Clone(clients), func(cl string) bool {
+			ok, why := vocab.Supports(cl, st)
+			return !ok && why != ""
+		})
 		for _, pol := range s.CommitPolicies {
 			for _, cl := range clients {
 				cells = append(cells, Cell{
@@ -77,16 +85,16 @@ func (s *Spec) ChaosPlan() []PlannedStep { return slices.Clone(s.plan) }
 
 // stepFields says which optional fields each action takes.
 var stepFields = map[string][]string{
-	ActionKill:           {"target"},
-	ActionStop:           {"target"},
-	ActionPause:          {"target", "duration"},
-	ActionSlow:           {"target", "duration"},
-	ActionRestart:        {"target"},
-	ActionRollingRestart: {"target", "interval"},
-	ActionAdd:            {"count"},
-	ActionAddPartitions:  {"partitions"},
-	ActionBrokerKill:     {"broker"},
-	ActionBrokerRestart:  {"broker"},
+	vocab.ActionKill:           {"target"},
+	vocab.ActionStop:           {"target"},
+	vocab.ActionPause:          {"target", "duration"},
+	vocab.ActionSlow:           {"target", "duration"},
+	vocab.ActionRestart:        {"target"},
+	vocab.ActionRollingRestart: {"target", "interval"},
+	vocab.ActionAdd:            {"count"},
+	vocab.ActionAddPartitions:  {"partitions"},
+	vocab.ActionBrokerKill:     {"broker"},
+	vocab.ActionBrokerRestart:  {"broker"},
 }
 
 type memberState int
@@ -104,6 +112,9 @@ type schedule struct {
 	partitions int
 	brokerDown map[int]bool
 	brokers    int
+	// unknownGroup: consumer.members is wrong, so which members exist
+	// is unknown; unknownPartitions: topic.partitions is.
+	unknownGroup, unknownPartitions bool
 }
 
 func memberName(i int) string { return "m" + strconv.Itoa(i) }
@@ -141,18 +152,31 @@ func (v *validator) chaos() {
 	s.plan = nil
 	if c.Warmup < 0 {
 		v.errf("chaos.warmup", "got %v, expected a duration >= 0", c.Warmup)
+	} else {
+		v.bounded("chaos.warmup", c.Warmup)
 	}
 	v.positive("chaos.drain_timeout", c.DrainTimeout)
-	end, endKnown := s.TrafficEnd()
-	if endKnown && c.Warmup >= end {
+	end, endKnown := v.trafficEnd()
+	// An unset warmup is 0, which a records workload whose every record
+	// is due at once (records: 1) does not end before: nothing to say.
+	if endKnown && s.set("chaos.warmup") && v.ok("chaos.warmup") && c.Warmup >= end {
 		v.errf("chaos.warmup", "%v is not before the end of traffic (%v)", c.Warmup, end)
 	}
-	if !endKnown && len(c.Steps) > 0 {
+	if len(c.Steps) > MaxSteps {
+		v.errf("chaos.steps", "%d steps, expected at most %d", len(c.Steps), MaxSteps)
+		return
+	}
+	if !endKnown && len(c.Steps) > 0 && v.trafficOK() {
 		v.warnf("chaos.steps", "step times cannot be checked against the end of traffic: records with an unlimited rate take as long as the cluster needs")
 	}
-	sc := &schedule{members: map[string]memberState{}, next: s.Consumer.Members + 1, partitions: s.Topic.Partitions, brokerDown: map[int]bool{}, brokers: s.Broker.Brokers}
-	for i := 1; i <= s.Consumer.Members; i++ {
-		sc.members[memberName(i)] = running
+	// A group or a topic found wrong has no schedule to check steps
+	// against: that error stands alone (validator).
+	sc := &schedule{members: map[string]memberState{}, next: s.Consumer.Members + 1, partitions: s.Topic.Partitions, brokerDown: map[int]bool{}, brokers: s.Broker.Brokers,
+		unknownGroup: !v.ok("consumer.members"), unknownPartitions: !v.ok("topic.partitions")}
+	if !sc.unknownGroup {
+		for i := 1; i <= s.Consumer.Members; i++ {
+			sc.members[memberName(i)] = running
+		}
 	}
 	rng := s.Rand("chaos")
 	var prev time.Duration
@@ -161,6 +185,11 @@ func (v *validator) chaos() {
 		ps := PlannedStep{Step: i + 1, Action: st.Action, Line: s.Line(f)}
 		// When.
 		atSet, afterSet := s.set(f+".at"), s.set(f+".after")
+		when := f + ".at"
+		if afterSet {
+			when = f + ".after"
+		}
+		timed := false
 		switch {
 		case atSet && afterSet:
 			v.errf(f+".after", "both at and after are set: expected one (at: since traffic start, after: since the previous step)")
@@ -171,31 +200,35 @@ func (v *validator) chaos() {
 			if st.At < prev {
 				v.errf(f+".at", "%v is before the previous step (%v): expected steps in time order", st.At, prev)
 			}
+			timed = v.bounded(f+".at", st.At)
 		case afterSet:
 			if st.After < 0 {
 				v.errf(f+".after", "got %v, expected a duration >= 0", st.After)
+			} else if v.bounded(f+".after", st.After) {
+				// Each term is at most MaxDuration and there are at most
+				// MaxSteps: the sum cannot overflow.
+				ps.At = prev + st.After
+				s.Chaos.Steps[i].At = ps.At
+				timed = true
 			}
-			ps.At = prev + st.After
-			s.Chaos.Steps[i].At = ps.At
 		}
-		when := f + ".at"
-		if afterSet {
-			when = f + ".after"
-		}
-		if ps.At <= c.Warmup && (atSet || afterSet) {
+		switch {
+		case !timed:
+		case ps.At <= c.Warmup && v.ok("chaos.warmup"):
 			v.errf(when, "the step comes at %v, not after the warmup (chaos.warmup %v): the steady state before the first step needs the warmup to end first", ps.At, c.Warmup)
-		}
-		if endKnown && ps.At >= end {
+		case endKnown && ps.At >= end:
 			v.errf(when, "the step comes at %v, at or after the end of traffic (%v)", ps.At, end)
+		case ps.At > MaxDuration:
+			v.errf(when, "the step comes at %v, expected at most %v after traffic starts", ps.At, MaxDuration)
 		}
 		prev = max(prev, ps.At)
 
 		// What.
 		if !s.set(f + ".action") {
-			v.errf(f, "no action: expected action: %s", oneOf(AllActions))
+			v.errf(f, "no action: expected action: %s", oneOf(vocab.ActionNames()))
 			continue
 		}
-		if !v.enum(f+".action", st.Action, AllActions) {
+		if !v.enum(f+".action", st.Action, vocab.ActionNames()) {
 			continue
 		}
 		allowed := stepFields[st.Action]
@@ -205,8 +238,38 @@ func (v *validator) chaos() {
 			}
 		}
 		v.step(f, st, &ps, sc, rng, end, endKnown)
+		if last := ps.At + ps.Duration; endKnown && (st.Action == vocab.ActionPause || st.Action == vocab.ActionSlow) && ps.Duration > 0 && last > end {
+			v.warnf(f+".duration", "the %s lasts until %v, %v after the end of traffic (%v): it holds every cell that much longer", st.Action, last, last-end, end)
+		}
 		s.plan = append(s.plan, ps)
 	}
+}
+
+// trafficEnd is Spec.TrafficEnd, unknown when a field it derives from was
+// found wrong, and refused when a record count at the producer's rate
+// would outlast MaxDuration.
+func (v *validator) trafficEnd() (time.Duration, bool) {
+	if !v.trafficOK() {
+		return 0, false
+	}
+	end, ok := v.s.TrafficEnd()
+	if ok && v.s.Records > 0 && end > MaxDuration {
+		v.errf("records", "%d records at the producer's rate: the last is due at %v, expected traffic of at most %v", v.s.Records, end, MaxDuration)
+		return 0, false
+	}
+	return end, ok
+}
+
+// trafficOK reports whether the fields the end of traffic derives from
+// (duration, records, the producer's rate, ramp and steps) are right.
+func (v *validator) trafficOK() bool {
+	for f := range v.bad {
+		if f == "duration" || f == "records" || strings.HasPrefix(f, "producer.rate") ||
+			strings.HasPrefix(f, "producer.ramp") || strings.HasPrefix(f, "producer.steps") {
+			return false
+		}
+	}
+	return true
 }
 
 func takes(fields []string) string {
@@ -219,125 +282,178 @@ func takes(fields []string) string {
 // step validates one step's parameters against the schedule so far and
 // resolves it.
 func (v *validator) step(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }, end time.Duration, endKnown bool) {
-	s := v.s
 	switch st.Action {
-	case ActionKill, ActionStop, ActionPause, ActionSlow, ActionRestart:
-		if !s.set(f + ".target") {
-			v.errf(f, "no target: expected target: a member name (m1, m2, ...), random or owner:<partition>")
+	case vocab.ActionKill, vocab.ActionStop, vocab.ActionPause, vocab.ActionSlow, vocab.ActionRestart:
+		v.memberStep(f, st, ps, sc, rng)
+	case vocab.ActionRollingRestart:
+		v.rollingRestartStep(f, st, ps, sc, end, endKnown)
+	case vocab.ActionAdd:
+		v.addStep(f, st, ps, sc)
+	case vocab.ActionAddPartitions:
+		v.addPartitionsStep(f, st, ps, sc)
+	case vocab.ActionBrokerKill, vocab.ActionBrokerRestart:
+		v.brokerStep(f, st, ps, sc, rng)
+	}
+}
+
+// memberStep resolves a step on one member (kill, stop, pause, slow,
+// restart) and notes in the schedule what it does to the group.
+func (v *validator) memberStep(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }) {
+	s := v.s
+	if st.Action == vocab.ActionPause || st.Action == vocab.ActionSlow {
+		if !v.stepDuration(f, st) {
 			return
 		}
-		target, ok := v.memberTarget(f+".target", st, sc, rng)
-		if !ok {
-			return
+		ps.Duration = st.Duration
+		if st.Action == vocab.ActionSlow && v.ok("consumer.max_poll_interval") && st.Duration <= s.Consumer.MaxPollInterval {
+			v.warnf(f+".duration", "slow for %v does not exceed consumer.max_poll_interval (%v): the member will not be removed from the group", st.Duration, s.Consumer.MaxPollInterval)
 		}
-		ps.Target, ps.Random = target, st.Target == "random"
-		switch st.Action {
-		case ActionKill, ActionStop:
-			if strings.HasPrefix(target, "owner:") {
-				// One of the members still alive goes; which one is known
-				// only at run time.
-				if len(sc.running()) == 1 && sc.alive() == 1 {
-					sc.members[sc.running()[0]] = dead
-				} else {
-					for _, m := range sc.running() {
-						sc.members[m] = maybeDead
-					}
-				}
+	}
+	if !s.set(f + ".target") {
+		v.errf(f, "no target: expected target: a member name (m1, m2, ...), random or owner:<partition>")
+		return
+	}
+	target, ok := v.memberTarget(f+".target", st, sc, rng)
+	if !ok {
+		return
+	}
+	ps.Target, ps.Random = target, st.Target == "random"
+	switch st.Action {
+	case vocab.ActionKill, vocab.ActionStop:
+		if strings.HasPrefix(target, "owner:") {
+			// One of the members still alive goes; which one is known
+			// only at run time.
+			if len(sc.running()) == 1 && sc.alive() == 1 {
+				sc.members[sc.running()[0]] = dead
 			} else {
-				sc.members[target] = dead
-			}
-		case ActionRestart:
-			if !strings.HasPrefix(target, "owner:") {
-				sc.members[target] = running
-			}
-		case ActionPause, ActionSlow:
-			if !s.set(f + ".duration") {
-				v.errf(f, "no duration: expected duration: how long the member is %s", map[string]string{ActionPause: "paused (SIGSTOP to SIGCONT)", ActionSlow: "stalled in processing"}[st.Action])
-				return
-			}
-			if st.Duration <= 0 {
-				v.errf(f+".duration", "got %v, expected a duration > 0", st.Duration)
-				return
-			}
-			ps.Duration = st.Duration
-			if st.Action == ActionSlow && st.Duration <= s.Consumer.MaxPollInterval {
-				v.warnf(f+".duration", "slow for %v does not exceed consumer.max_poll_interval (%v): the member will not be removed from the group", st.Duration, s.Consumer.MaxPollInterval)
-			}
-		}
-	case ActionRollingRestart:
-		if s.set(f+".target") && st.Target != "all" {
-			v.errf(f+".target", "got %q, expected all (rolling_restart restarts every running member in turn)", st.Target)
-			return
-		}
-		ps.Target = "all"
-		if !s.set(f + ".interval") {
-			v.errf(f, "no interval: expected interval: the time between two members' restarts")
-			return
-		}
-		if st.Interval <= 0 {
-			v.errf(f+".interval", "got %v, expected a duration > 0", st.Interval)
-			return
-		}
-		ps.Interval = st.Interval
-		ps.Members = sc.running()
-		if len(ps.Members) == 0 {
-			v.errf(f, "rolling_restart with no member known to be running at %v", ps.At)
-			return
-		}
-		if last := ps.At + time.Duration(len(ps.Members)-1)*st.Interval; endKnown && last >= end {
-			v.warnf(f+".interval", "the last of %d restarts comes at %v, after the end of traffic (%v)", len(ps.Members), last, end)
-		}
-	case ActionAdd:
-		n := 1
-		if s.set(f + ".count") {
-			n = st.Count
-		}
-		if n < 1 || sc.alive()+n > MaxMembers {
-			v.errf(f+".count", "got %d, expected a number of members >= 1 (the group may have at most %d)", n, MaxMembers)
-			return
-		}
-		for k := 0; k < n; k++ {
-			name := memberName(sc.next)
-			sc.next++
-			sc.members[name] = running
-			ps.Members = append(ps.Members, name)
-		}
-	case ActionAddPartitions:
-		if !s.set(f + ".partitions") {
-			v.errf(f, "no partitions: expected partitions: the new total partition count")
-			return
-		}
-		if st.Partitions <= sc.partitions || st.Partitions > MaxPartitions {
-			v.errf(f+".partitions", "got %d, expected a new total above the current %d (Kafka only adds partitions) and at most %d", st.Partitions, sc.partitions, MaxPartitions)
-			return
-		}
-		sc.partitions = st.Partitions
-		ps.Partitions = st.Partitions
-		ps.Target = s.Topic.Name
-	case ActionBrokerKill, ActionBrokerRestart:
-		if sc.brokers < 3 {
-			v.errf(f+".action", "%s needs a cluster of 3 brokers: set broker.brokers: 3", st.Action)
-			return
-		}
-		id, ok := v.brokerTarget(f+".broker", st, sc, rng)
-		if !ok {
-			return
-		}
-		ps.Broker, ps.Target = id, "broker-"+strconv.Itoa(id)
-		if st.Action == ActionBrokerKill {
-			sc.brokerDown[id] = true
-			down := 0
-			for _, d := range sc.brokerDown {
-				if d {
-					down++
+				for _, m := range sc.running() {
+					sc.members[m] = maybeDead
 				}
-			}
-			if down >= 2 {
-				v.warnf(f, "%d of 3 brokers down: with min.insync.replicas 2 the acks=all producer stalls until one returns", down)
 			}
 		} else {
-			sc.brokerDown[id] = false
+			sc.members[target] = dead
 		}
+	case vocab.ActionRestart:
+		if !strings.HasPrefix(target, "owner:") {
+			sc.members[target] = running
+		}
+	}
+}
+
+// stepDuration checks the duration of a pause or slow step.
+func (v *validator) stepDuration(f string, st Step) bool {
+	if !v.s.set(f + ".duration") {
+		v.errf(f, "no duration: expected duration: how long the member is %s", map[string]string{vocab.ActionPause: "paused (SIGSTOP to SIGCONT)", vocab.ActionSlow: "stalled in processing"}[st.Action])
+		return false
+	}
+	if st.Duration <= 0 {
+		v.errf(f+".duration", "got %v, expected a duration > 0", st.Duration)
+		return false
+	}
+	return v.bounded(f+".duration", st.Duration)
+}
+
+// rollingRestartStep resolves a rolling restart: every member running at
+// the time, in number order.
+func (v *validator) rollingRestartStep(f string, st Step, ps *PlannedStep, sc *schedule, end time.Duration, endKnown bool) {
+	s := v.s
+	if s.set(f+".target") && st.Target != "all" {
+		v.errf(f+".target", "got %s, expected all (rolling_restart restarts every running member in turn)", clip.Quote(st.Target))
+		return
+	}
+	ps.Target = "all"
+	if !s.set(f + ".interval") {
+		v.errf(f, "no interval: expected interval: the time between two members' restarts")
+		return
+	}
+	if st.Interval <= 0 {
+		v.errf(f+".interval", "got %v, expected a duration > 0", st.Interval)
+		return
+	}
+	if !v.bounded(f+".interval", st.Interval) {
+		return
+	}
+	ps.Interval = st.Interval
+	ps.Members = sc.running()
+	if sc.unknownGroup {
+		return
+	}
+	if len(ps.Members) == 0 {
+		v.errf(f, "rolling_restart with no member known to be running at %v", ps.At)
+		return
+	}
+	if last := ps.At + time.Duration(len(ps.Members)-1)*st.Interval; endKnown && last >= end {
+		v.warnf(f+".interval", "the last of %d restarts comes at %v, after the end of traffic (%v)", len(ps.Members), last, end)
+	}
+}
+
+// addStep names the members an add step starts.
+func (v *validator) addStep(f string, st Step, ps *PlannedStep, sc *schedule) {
+	s := v.s
+	n := 1
+	if s.set(f + ".count") {
+		n = st.Count
+	}
+	// n alone first: sc.alive()+n would overflow for n near 2^63.
+	if n < 1 || n > MaxMembers || !sc.unknownGroup && sc.alive()+n > MaxMembers {
+		v.errf(f+".count", "got %d, expected a number of members >= 1 (the group may have at most %d: it has %d at this point)", n, MaxMembers, sc.alive())
+		return
+	}
+	if sc.unknownGroup {
+		return
+	}
+	for k := 0; k < n; k++ {
+		name := memberName(sc.next)
+		sc.next++
+		sc.members[name] = running
+		ps.Members = append(ps.Members, name)
+	}
+}
+
+// addPartitionsStep checks the new partition count against the current one.
+func (v *validator) addPartitionsStep(f string, st Step, ps *PlannedStep, sc *schedule) {
+	s := v.s
+	if !s.set(f + ".partitions") {
+		v.errf(f, "no partitions: expected partitions: the new total partition count")
+		return
+	}
+	if st.Partitions < 1 || st.Partitions > MaxPartitions || !sc.unknownPartitions && st.Partitions <= sc.partitions {
+		v.errf(f+".partitions", "got %d, expected a new total above the current %d (Kafka only adds partitions) and at most %d", st.Partitions, sc.partitions, MaxPartitions)
+		return
+	}
+	sc.partitions = st.Partitions
+	ps.Partitions = st.Partitions
+	ps.Target = s.Topic.Name
+}
+
+// brokerStep resolves a broker kill or restart and warns when a kill
+// leaves too few brokers for acks=all.
+func (v *validator) brokerStep(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }) {
+	if !v.ok("broker.brokers") {
+		return
+	}
+	if sc.brokers < 3 {
+		v.errf(f+".action", "%s needs a cluster of 3 brokers: set broker.brokers: 3", st.Action)
+		return
+	}
+	id, ok := v.brokerTarget(f+".broker", st, sc, rng)
+	if !ok {
+		return
+	}
+	ps.Broker, ps.Target = id, "broker-"+strconv.Itoa(id)
+	if st.Action == vocab.ActionBrokerKill {
+		sc.brokerDown[id] = true
+		down := 0
+		for _, d := range sc.brokerDown {
+			if d {
+				down++
+			}
+		}
+		if down >= 2 {
+			v.warnf(f, "%d of 3 brokers down: with min.insync.replicas 2 the acks=all producer stalls until one returns", down)
+		}
+	} else {
+		sc.brokerDown[id] = false
 	}
 }
 
@@ -345,6 +461,8 @@ func (v *validator) step(f string, st Step, ps *PlannedStep, sc *schedule, rng i
 func (v *validator) memberTarget(field string, st Step, sc *schedule, rng interface{ IntN(int) int }) (string, bool) {
 	t := st.Target
 	switch {
+	case sc.unknownGroup && (t == "random" || memberRe.MatchString(t)):
+		return "", false
 	case t == "random":
 		cands := sc.running()
 		if len(cands) == 0 {
@@ -353,13 +471,16 @@ func (v *validator) memberTarget(field string, st Step, sc *schedule, rng interf
 		}
 		return cands[rng.IntN(len(cands))], true
 	case strings.HasPrefix(t, "owner:"):
-		if st.Action == ActionRestart {
+		if st.Action == vocab.ActionRestart {
 			v.errf(field, "owner:<partition> with restart: expected a member name (a dead member owns nothing) or random")
 			return "", false
 		}
 		p, err := strconv.Atoi(strings.TrimPrefix(t, "owner:"))
-		if err != nil || p < 0 || p >= sc.partitions {
-			v.errf(field, "got %q, expected owner:<partition> with a partition from 0 to %d", t, sc.partitions-1)
+		if err != nil || p < 0 || p >= MaxPartitions || !sc.unknownPartitions && p >= sc.partitions {
+			v.errf(field, "got %s, expected owner:<partition> with a partition from 0 to %d", clip.Quote(t), sc.partitions-1)
+			return "", false
+		}
+		if sc.unknownGroup {
 			return "", false
 		}
 		if sc.alive() == 0 {
@@ -370,11 +491,11 @@ func (v *validator) memberTarget(field string, st Step, sc *schedule, rng interf
 	case memberRe.MatchString(t):
 		state, exists := sc.members[t]
 		if !exists {
-			v.errf(field, "no member %s at this point: the group has %s (add steps create more)", t, sc.describe())
+			v.errf(field, "no member %s at this point: the group has %s (add steps create more)", clip.String(t), sc.describe())
 			return "", false
 		}
 		switch {
-		case st.Action == ActionRestart:
+		case st.Action == vocab.ActionRestart:
 			// Restart brings back a dead member, or restarts a running one.
 		case state == dead:
 			v.errf(field, "%s was already killed or stopped by an earlier step: expected a running member (restart brings one back)", t)
@@ -384,7 +505,7 @@ func (v *validator) memberTarget(field string, st Step, sc *schedule, rng interf
 		}
 		return t, true
 	}
-	v.errf(field, "got %q, expected a member name (m1, m2, ...), random or owner:<partition>", t)
+	v.errf(field, "got %s, expected a member name (m1, m2, ...), random or owner:<partition>", clip.Quote(t))
 	return "", false
 }
 
@@ -394,8 +515,11 @@ func (sc *schedule) describe() string {
 		names = append(names, n)
 	}
 	slices.SortFunc(names, func(a, b string) int { return memberNumber(a) - memberNumber(b) })
-	if len(names) == 0 {
+	switch {
+	case len(names) == 0:
 		return "no members"
+	case len(names) > 20:
+		return fmt.Sprintf("%s, ..., %s (%d members)", strings.Join(names[:10], ", "), names[len(names)-1], len(names))
 	}
 	return strings.Join(names, ", ")
 }
@@ -408,11 +532,11 @@ func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interf
 	if t == "random" {
 		var cands []int
 		for id := 1; id <= sc.brokers; id++ {
-			if st.Action == ActionBrokerKill && !sc.brokerDown[id] {
+			if st.Action == vocab.ActionBrokerKill && !sc.brokerDown[id] {
 				cands = append(cands, id)
 			}
 		}
-		if st.Action == ActionBrokerRestart {
+		if st.Action == vocab.ActionBrokerRestart {
 			for id := 1; id <= sc.brokers; id++ {
 				if sc.brokerDown[id] {
 					cands = append(cands, id)
@@ -432,10 +556,10 @@ func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interf
 	}
 	id, err := strconv.Atoi(t)
 	if err != nil || id < 1 || id > sc.brokers {
-		v.errf(field, "got %q, expected a broker node id from 1 to %d, or random", t, sc.brokers)
+		v.errf(field, "got %s, expected a broker node id from 1 to %d, or random", clip.Quote(t), sc.brokers)
 		return 0, false
 	}
-	if st.Action == ActionBrokerKill && sc.brokerDown[id] {
+	if st.Action == vocab.ActionBrokerKill && sc.brokerDown[id] {
 		v.errf(field, "broker %d was already killed by an earlier step: expected a running broker (broker_restart brings it back)", id)
 		return 0, false
 	}

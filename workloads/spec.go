@@ -37,7 +37,7 @@ type Spec struct {
 	// CommitPolicies are the offset commit policies to compare.
 	CommitPolicies []string `json:"commit_policies"`
 	// Clients are the consumer client libraries to run each strategy on;
-	// empty: each strategy's default client (DefaultClient).
+	// empty: each strategy's default client (vocab.DefaultClient).
 	Clients []string `json:"clients,omitempty"`
 	Broker  Broker   `json:"broker"`
 	Chaos   Chaos    `json:"chaos"`
@@ -102,12 +102,6 @@ type Value struct {
 	Size int `json:"size"`
 }
 
-// Client names.
-const (
-	ClientConfluent = "confluent"
-	ClientFranz     = "franz"
-)
-
 // Producer describes the producer side of every cell.
 type Producer struct {
 	Client string `json:"client"`
@@ -146,13 +140,6 @@ type RateStep struct {
 	Rate float64       `json:"rate"`
 }
 
-// Processing cost distributions.
-const (
-	CostFixed       = "fixed"
-	CostUniform     = "uniform"
-	CostExponential = "exponential"
-)
-
 // Consumer describes the consumer group of every cell.
 type Consumer struct {
 	// Members is the initial group size; members are m1..mN.
@@ -176,16 +163,6 @@ type Consumer struct {
 	Properties map[string]string `json:"properties,omitempty"`
 }
 
-// Processing is the simulated per-record processing cost.
-type Processing struct {
-	Cost time.Duration `json:"cost"`
-	// Distribution is fixed (Cost), uniform (Cost +- Jitter) or
-	// exponential (mean Cost).
-	Distribution string `json:"distribution"`
-	// Jitter is the half-width of the uniform distribution.
-	Jitter time.Duration `json:"jitter,omitempty"`
-}
-
 // Broker describes the local cluster a workload needs.
 type Broker struct {
 	// Brokers is 1 or 3.
@@ -204,20 +181,6 @@ type Chaos struct {
 	DrainTimeout time.Duration `json:"drain_timeout"`
 	Steps        []Step        `json:"steps,omitempty"`
 }
-
-// Chaos actions.
-const (
-	ActionKill           = "kill"
-	ActionStop           = "stop"
-	ActionAdd            = "add"
-	ActionPause          = "pause"
-	ActionSlow           = "slow"
-	ActionRestart        = "restart"
-	ActionRollingRestart = "rolling_restart"
-	ActionAddPartitions  = "add_partitions"
-	ActionBrokerKill     = "broker_kill"
-	ActionBrokerRestart  = "broker_restart"
-)
 
 // Step is a chaos step as written in the workload.
 type Step struct {

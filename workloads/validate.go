@@ -8,30 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/keygen"
-	"github.com/chaosbench/chaosbench/internal/loadgen/pace"
+	"github.com/chaosbench/chaosbench/internal/pace"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
-)
-
-// AllStrategies are the partition assignment strategies, in report order.
-var AllStrategies = []string{"range", "roundrobin", "sticky", "cooperative-sticky", "consumer-uniform", "consumer-range"}
-
-// AllCommitPolicies are the offset commit policies.
-var AllCommitPolicies = []string{"auto", "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke", "commit-before-process"}
-
-// AllClients are the client libraries.
-var AllClients = []string{ClientConfluent, ClientFranz}
-
-// AllActions are the chaos actions.
-var AllActions = []string{ActionKill, ActionStop, ActionAdd, ActionPause, ActionSlow, ActionRestart, ActionRollingRestart, ActionAddPartitions, ActionBrokerKill, ActionBrokerRestart}
-
-// Limits of the schema.
-const (
-	MaxPartitions = 10000
-	MaxKeys       = 10_000_000
-	MaxValueSize  = 1_000_000 // below the broker's default message.max.bytes (1048588)
-	MaxMembers    = 1000
-	maxTopicName  = 249
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 var (
@@ -40,20 +21,6 @@ var (
 	// memberRe matches member names: m1, m2, ...
 	memberRe = regexp.MustCompile(`^m([1-9][0-9]*)$`)
 )
-
-// IsConsumerProtocol reports whether a strategy runs Kafka's consumer
-// group protocol (KIP-848), where the broker assigns partitions.
-func IsConsumerProtocol(strategy string) bool { return strings.HasPrefix(strategy, "consumer-") }
-
-// DefaultClient returns the client a strategy runs on when the workload
-// does not name clients: franz for sticky (librdkafka has no eager sticky
-// assignor), confluent for every other.
-func DefaultClient(strategy string) string {
-	if strategy == "sticky" {
-		return ClientFranz
-	}
-	return ClientConfluent
-}
 
 // Validate checks the spec (as read, defaults applied) and computes its
 // chaos plan. It is called by Load and Parse, and again after Override.
@@ -73,13 +40,33 @@ func (s *Spec) Validate() error {
 	return p.err()
 }
 
+// validator checks a spec. A field found wrong is noted (bad), and a
+// check that compares other fields with it is skipped: its error would
+// follow from the first and bury it (a group of 0 members, then "no
+// member m2" at every step), so the root mistake stands alone, with its
+// line.
 type validator struct {
-	s *Spec
-	p *problems
+	s   *Spec
+	p   *problems
+	bad map[string]bool
 }
 
 func (v *validator) errf(field, format string, args ...any) {
+	if v.bad == nil {
+		v.bad = map[string]bool{}
+	}
+	v.bad[field] = true
 	v.p.add(v.s.Line(field), field, format, args...)
+}
+
+// ok reports whether none of the fields was found wrong.
+func (v *validator) ok(fields ...string) bool {
+	for _, f := range fields {
+		if v.bad[f] {
+			return false
+		}
+	}
+	return true
 }
 
 func (v *validator) warnf(field, format string, args ...any) {
@@ -97,15 +84,27 @@ func (v *validator) enum(field, got string, allowed []string) bool {
 	if slices.Contains(allowed, got) {
 		return true
 	}
-	v.errf(field, "got %q, expected %s", got, oneOf(allowed))
+	v.errf(field, "got %s, expected %s", clip.Quote(got), oneOf(allowed))
 	return false
 }
 
-// positive checks a duration that must be > 0.
+// positive checks a duration that must be > 0 (and at most
+// MaxDuration).
 func (v *validator) positive(field string, d time.Duration) {
 	if d <= 0 {
 		v.errf(field, "got %v, expected a duration > 0", d)
+		return
 	}
+	v.bounded(field, d)
+}
+
+// bounded checks a duration against MaxDuration; false if beyond it.
+func (v *validator) bounded(field string, d time.Duration) bool {
+	if d > MaxDuration {
+		v.errf(field, "got %v, expected at most %v (the longest duration of a workload, librdkafka's longest timing)", d, MaxDuration)
+		return false
+	}
+	return true
 }
 
 // TrafficEnd returns when traffic ends, as time since its start: the
@@ -142,10 +141,10 @@ func (v *validator) top() {
 	if !nameRe.MatchString(s.Name) || len(s.Name) > 64 {
 		field := "name"
 		if !s.set("name") {
-			v.p.add(0, "name", "the file's base name %q is not a valid workload name: set name: to lower-case letters, digits and '-' (at most 64)", s.Name)
+			v.p.add(0, "name", "the file's base name %s is not a valid workload name: set name: to lower-case letters, digits and '-' (at most 64)", clip.Quote(s.Name))
 			return
 		}
-		v.errf(field, "got %q, expected lower-case letters, digits and '-', starting with a letter or digit (at most 64)", s.Name)
+		v.errf(field, "got %s, expected lower-case letters, digits and '-', starting with a letter or digit (at most 64)", clip.Quote(s.Name))
 	}
 	durSet, recSet := s.set("duration"), s.set("records")
 	switch {
@@ -155,22 +154,27 @@ func (v *validator) top() {
 		v.p.add(0, "duration", "neither duration nor records is set: expected exactly one (e.g. duration: 2m or records: 100000)")
 	case durSet && s.Duration <= 0:
 		v.errf("duration", "got %v, expected a duration > 0 (e.g. 2m)", s.Duration)
-	case recSet && s.Records < 1:
-		v.errf("records", "got %d, expected a number of records >= 1", s.Records)
+	case durSet:
+		v.bounded("duration", s.Duration)
+	case recSet && (s.Records < 1 || s.Records > MaxRecords):
+		v.errf("records", "got %d, expected a number of records from 1 to %d", s.Records, int64(MaxRecords))
 	}
 }
 
 func (v *validator) topic() {
 	t := v.s.Topic
 	if !topicRe.MatchString(t.Name) {
-		v.errf("topic.name", "got %q, expected a Kafka topic name: letters, digits, '.', '_' and '-'", t.Name)
+		v.errf("topic.name", "got %s, expected a Kafka topic name: letters, digits, '.', '_' and '-'", clip.Quote(t.Name))
 	} else {
+		// Cells of unknown names are matrix()'s errors, not a long topic.
 		longest := 0
 		for _, c := range v.s.Cells() {
-			longest = max(longest, len(c.Name))
+			if slices.Contains(vocab.StrategyNames(), c.Strategy) && slices.Contains(vocab.PolicyNames(), c.CommitPolicy) && slices.Contains(vocab.ClientNames(), c.Client) {
+				longest = max(longest, len(c.Name))
+			}
 		}
 		if n := len(t.Name) + 1 + longest; n > maxTopicName {
-			v.errf("topic.name", "%q is too long: cell topics <name>-<cell> would have %d characters, Kafka allows %d", t.Name, n, maxTopicName)
+			v.errf("topic.name", "%s is too long: cell topics <name>-<cell> would have %d characters, Kafka allows %d", clip.Quote(t.Name), n, maxTopicName)
 		}
 	}
 	if t.Partitions < 1 || t.Partitions > MaxPartitions {
@@ -178,11 +182,12 @@ func (v *validator) topic() {
 	}
 	if t.Replication < 1 {
 		v.errf("topic.replication", "got %d, expected a replication factor >= 1", t.Replication)
-	} else if t.Replication > v.s.Broker.Brokers {
+	} else if b := v.s.Broker.Brokers; (b == 1 || b == 3) && t.Replication > b {
 		v.errf("topic.replication", "got %d, but broker.brokers is %d: a replication factor at most the number of brokers", t.Replication, v.s.Broker.Brokers)
 	}
 }
 
+// keys checks the key space and the section of its distribution.
 func (v *validator) keys() {
 	k := v.s.Keys
 	if k.Count < 1 || k.Count > MaxKeys {
@@ -190,7 +195,7 @@ func (v *validator) keys() {
 	}
 	format, err := keygen.ParseFormat(k.Format)
 	if err != nil {
-		v.errf("keys.format", "%v", err)
+		v.errf("keys.format", "%s: %v", clip.Quote(k.Format), err)
 	}
 	if !v.enum("keys.distribution", k.Distribution, []string{DistUniform, DistZipf, DistHotspot, DistExplicit}) {
 		return
@@ -210,60 +215,78 @@ func (v *validator) keys() {
 	}
 	switch k.Distribution {
 	case DistZipf:
-		if k.Zipf == nil {
-			return
-		}
-		if !v.s.set("keys.zipf.exponent") {
-			v.errf("keys.zipf", "no exponent: expected exponent: a number > 0 (e.g. 1.1; 0.99 as in YCSB)")
-		} else if e := k.Zipf.Exponent; !(e > 0) || e > 100 {
-			v.errf("keys.zipf.exponent", "got %v, expected a number > 0 (and at most 100)", e)
+		if k.Zipf != nil {
+			v.zipfKeys(k.Zipf)
 		}
 	case DistHotspot:
-		h := k.Hotspot
-		if h == nil {
-			return
-		}
-		if !v.s.set("keys.hotspot.share") {
-			v.errf("keys.hotspot", "no share: expected share: the fraction of traffic to the hot keys, e.g. 0.8")
-		} else if !(h.Share > 0 && h.Share < 1) {
-			v.errf("keys.hotspot.share", "got %v, expected a fraction strictly between 0 and 1", h.Share)
-		}
-		if !v.s.set("keys.hotspot.hot_keys") {
-			v.errf("keys.hotspot", "no hot_keys: expected hot_keys: how many keys are hot, e.g. 10")
-		} else if h.HotKeys < 1 || h.HotKeys >= k.Count {
-			v.errf("keys.hotspot.hot_keys", "got %d, expected from 1 to keys.count - 1 (%d)", h.HotKeys, k.Count-1)
+		if k.Hotspot != nil {
+			v.hotspotKeys(k.Hotspot, k.Count)
 		}
 	case DistExplicit:
-		if k.Explicit == nil {
-			return
+		if k.Explicit != nil {
+			v.explicitKeys(k, format, err)
 		}
-		if len(k.Explicit) == 0 {
-			v.errf("keys.explicit", "empty: expected at least one {key, share}")
+	}
+}
+
+func (v *validator) zipfKeys(z *Zipf) {
+	if !v.s.set("keys.zipf.exponent") {
+		v.errf("keys.zipf", "no exponent: expected exponent: a number > 0 (e.g. 1.1; 0.99 as in YCSB)")
+	} else if e := z.Exponent; !(e > 0) || e > 100 {
+		v.errf("keys.zipf.exponent", "got %v, expected a number > 0 (and at most 100)", e)
+	}
+}
+
+// hotspotKeys checks the hot keys against count, the number of keys.
+func (v *validator) hotspotKeys(h *Hotspot, count int) {
+	if !v.s.set("keys.hotspot.share") {
+		v.errf("keys.hotspot", "no share: expected share: the fraction of traffic to the hot keys, e.g. 0.8")
+	} else if !(h.Share > 0 && h.Share < 1) {
+		v.errf("keys.hotspot.share", "got %v, expected a fraction strictly between 0 and 1", h.Share)
+	}
+	if !v.s.set("keys.hotspot.hot_keys") {
+		v.errf("keys.hotspot", "no hot_keys: expected hot_keys: how many keys are hot, e.g. 10")
+	} else if !v.ok("keys.count") {
+		// Compared with a count that is itself wrong: that error says it.
+	} else if h.HotKeys < 1 || h.HotKeys >= count {
+		v.errf("keys.hotspot.hot_keys", "got %d, expected from 1 to keys.count - 1 (%d)", h.HotKeys, count-1)
+	}
+}
+
+// explicitKeys checks the listed keys and their shares. A listed key must
+// not also be one of the formatted keys (when keys.format parsed:
+// formatErr is nil).
+func (v *validator) explicitKeys(k Keys, format keygen.Format, formatErr error) {
+	if len(k.Explicit) == 0 {
+		v.errf("keys.explicit", "empty: expected at least one {key, share}")
+	}
+	if len(k.Explicit) > MaxExplicitKeys {
+		v.errf("keys.explicit", "%d keys, expected at most %d", len(k.Explicit), MaxExplicitKeys)
+		return
+	}
+	seen := map[string]int{}
+	sum := 0.0
+	for i, e := range k.Explicit {
+		f := fmt.Sprintf("keys.explicit[%d]", i)
+		if !v.s.set(f + ".key") {
+			v.errf(f, "no key: expected key: a key name")
+		} else if e.Key == "" {
+			v.errf(f+".key", "empty: expected a non-empty key")
+		} else if j, dup := seen[e.Key]; dup {
+			v.errf(f+".key", "%s is listed twice (also keys.explicit[%d])", clip.Quote(e.Key), j)
+		} else if idx, ok := format.Index(e.Key); formatErr == nil && ok && idx < k.Count {
+			v.errf(f+".key", "%s is also formatted key %d of keys.format %s: expected a key outside the formatted keys", clip.Quote(e.Key), idx, clip.Quote(k.Format))
 		}
-		seen := map[string]int{}
-		sum := 0.0
-		for i, e := range k.Explicit {
-			f := fmt.Sprintf("keys.explicit[%d]", i)
-			if !v.s.set(f + ".key") {
-				v.errf(f, "no key: expected key: a key name")
-			} else if e.Key == "" {
-				v.errf(f+".key", "empty: expected a non-empty key")
-			} else if j, dup := seen[e.Key]; dup {
-				v.errf(f+".key", "%q is listed twice (also keys.explicit[%d])", e.Key, j)
-			} else if idx, ok := format.Index(e.Key); err == nil && ok && idx < k.Count {
-				v.errf(f+".key", "%q is also formatted key %d of keys.format %q: expected a key outside the formatted keys", e.Key, idx, k.Format)
-			}
-			seen[e.Key] = i
-			if !v.s.set(f + ".share") {
-				v.errf(f, "no share: expected share: a fraction of the traffic")
-			} else if !(e.Share > 0 && e.Share <= 1) {
-				v.errf(f+".share", "got %v, expected a fraction > 0 and <= 1", e.Share)
-			}
-			sum += e.Share
+		seen[e.Key] = i
+		if !v.s.set(f + ".share") {
+			v.errf(f, "no share: expected share: a fraction of the traffic")
+		} else if !(e.Share > 0 && e.Share <= 1) {
+			v.errf(f+".share", "got %v, expected a fraction > 0 and <= 1", e.Share)
 		}
-		if sum > 1+1e-9 {
-			v.errf("keys.explicit", "the shares sum to %.6g: expected at most 1 (the rest goes uniformly to the formatted keys)", sum)
-		}
+		sum += e.Share
+	}
+	if sum > 1+1e-9 {
+		v.errf("keys.explicit", "the shares sum to %.6g: expected at most 1 (the rest goes uniformly to the formatted keys)", sum)
 	}
 }
 
@@ -275,22 +298,20 @@ func (v *validator) value() {
 
 func (v *validator) producer() {
 	p := v.s.Producer
-	v.enum("producer.client", p.Client, AllClients)
-	if p.Rate < 0 {
-		v.errf("producer.rate", "got %v, expected %s", p.Rate, rateExpected)
-	}
+	v.enum("producer.client", p.Client, vocab.ProducerClientNames())
+	v.rate("producer.rate", p.Rate)
 	if p.Ramp != nil {
 		if !v.s.set("producer.ramp.from") || !v.s.set("producer.ramp.over") {
 			v.errf("producer.ramp", "expected both from (records/s) and over (a duration)")
 		} else {
-			if !(p.Ramp.From > 0) {
-				v.errf("producer.ramp.from", "got %v, expected a rate in records/s > 0", p.Ramp.From)
+			if !(p.Ramp.From > 0) || p.Ramp.From > MaxRate {
+				v.errf("producer.ramp.from", "got %v, expected a rate in records/s > 0 and at most %d", p.Ramp.From, MaxRate)
 			}
 			v.positive("producer.ramp.over", p.Ramp.Over)
 			if p.Rate == 0 {
 				v.errf("producer.ramp", "a ramp to an unlimited rate: expected producer.rate > 0")
 			}
-			if end, ok := v.s.TrafficEnd(); ok && v.s.Duration > 0 && p.Ramp.Over > end {
+			if end, ok := v.s.TrafficEnd(); ok && v.s.Duration > 0 && v.ok("duration", "producer.ramp.over") && p.Ramp.Over > end {
 				v.errf("producer.ramp.over", "%v is longer than the traffic (%v)", p.Ramp.Over, end)
 			}
 		}
@@ -298,6 +319,10 @@ func (v *validator) producer() {
 	var prev time.Duration
 	if p.Ramp != nil {
 		prev = p.Ramp.Over
+	}
+	if len(p.Steps) > MaxSteps {
+		v.errf("producer.steps", "%d steps, expected at most %d", len(p.Steps), MaxSteps)
+		return
 	}
 	for i, st := range p.Steps {
 		f := fmt.Sprintf("producer.steps[%d]", i)
@@ -310,13 +335,15 @@ func (v *validator) producer() {
 			v.errf(f+".at", "%v falls within the ramp (0 to %v): expected a step at or after the ramp's end", st.At, p.Ramp.Over)
 		case i > 0 && st.At <= prev:
 			v.errf(f+".at", "%v is not after the previous step (%v): expected steps in increasing time order", st.At, prev)
-		case v.s.Duration > 0 && st.At >= v.s.Duration:
+		case v.s.Duration > 0 && v.ok("duration") && st.At >= v.s.Duration:
 			v.errf(f+".at", "%v is at or after the end of traffic (duration %v)", st.At, v.s.Duration)
+		default:
+			v.bounded(f+".at", st.At)
 		}
 		if !v.s.set(f + ".rate") {
 			v.errf(f, "no rate: expected rate: records/s (0: unlimited)")
-		} else if st.Rate < 0 {
-			v.errf(f+".rate", "got %v, expected %s", st.Rate, rateExpected)
+		} else {
+			v.rate(f+".rate", st.Rate)
 		}
 		prev = st.At
 	}
@@ -345,6 +372,13 @@ func (v *validator) producer() {
 	v.enum("producer.partitioner", p.Partitioner, partitioner.Names())
 }
 
+// rate checks a rate in records/s: 0 (unlimited) to MaxRate.
+func (v *validator) rate(field string, r float64) {
+	if r < 0 || r > MaxRate {
+		v.errf(field, "got %v, expected %s, at most %d", r, rateExpected, MaxRate)
+	}
+}
+
 // managedProperties are consumer properties the schema sets itself.
 var managedProperties = map[string]string{
 	"session.timeout.ms":                "consumer.session_timeout",
@@ -371,30 +405,38 @@ func (v *validator) consumer() {
 	pr := c.Processing
 	if pr.Cost < 0 {
 		v.errf("consumer.processing.cost", "got %v, expected a duration >= 0", pr.Cost)
+	} else {
+		v.bounded("consumer.processing.cost", pr.Cost)
 	}
 	if v.enum("consumer.processing.distribution", pr.Distribution, []string{CostFixed, CostUniform, CostExponential}) {
 		if v.s.set("consumer.processing.jitter") && pr.Distribution != CostUniform {
 			v.errf("consumer.processing.jitter", "set, but the distribution is %s: jitter applies to uniform only", pr.Distribution)
 		}
-		if pr.Distribution == CostUniform && (pr.Jitter < 0 || pr.Jitter > pr.Cost) {
+		if pr.Distribution == CostUniform && v.ok("consumer.processing.cost") && (pr.Jitter < 0 || pr.Jitter > pr.Cost) {
 			v.errf("consumer.processing.jitter", "got %v, expected from 0 to the cost (%v): costs are cost +- jitter", pr.Jitter, pr.Cost)
 		}
 	}
 	if c.MaxPollRecords < 1 || c.MaxPollRecords > 1_000_000 {
 		v.errf("consumer.max_poll_records", "got %d, expected a number of records from 1 to 1000000", c.MaxPollRecords)
 	}
-	ms := func(field string, d time.Duration) {
-		if d <= 0 {
+	// Kafka's timings are whole milliseconds, each with librdkafka's
+	// range (CONFIGURATION.md), which every client is held to so that the
+	// cells of a workload compare like for like.
+	ms := func(field, property string, d, most time.Duration) {
+		switch {
+		case d <= 0:
 			v.errf(field, "got %v, expected a duration > 0", d)
-		} else if d%time.Millisecond != 0 {
+		case d%time.Millisecond != 0:
 			v.errf(field, "got %v, expected whole milliseconds", d)
+		case d > most:
+			v.errf(field, "got %v, expected at most %v (librdkafka's %s: 1 to %d ms)", d, most, property, most.Milliseconds())
 		}
 	}
-	ms("consumer.session_timeout", c.SessionTimeout)
-	ms("consumer.heartbeat_interval", c.HeartbeatInterval)
-	ms("consumer.max_poll_interval", c.MaxPollInterval)
-	ms("consumer.auto_commit_interval", c.AutoCommitInterval)
-	if c.HeartbeatInterval > 0 && c.HeartbeatInterval >= c.SessionTimeout {
+	ms("consumer.session_timeout", "session.timeout.ms", c.SessionTimeout, MaxSessionTimeout)
+	ms("consumer.heartbeat_interval", "heartbeat.interval.ms", c.HeartbeatInterval, MaxSessionTimeout)
+	ms("consumer.max_poll_interval", "max.poll.interval.ms", c.MaxPollInterval, MaxDuration)
+	ms("consumer.auto_commit_interval", "auto.commit.interval.ms", c.AutoCommitInterval, MaxDuration)
+	if v.ok("consumer.session_timeout", "consumer.heartbeat_interval") && c.HeartbeatInterval >= c.SessionTimeout {
 		v.errf("consumer.heartbeat_interval", "%v is not below session_timeout %v: Kafka requires heartbeat.interval.ms < session.timeout.ms (a third of it is usual)", c.HeartbeatInterval, c.SessionTimeout)
 	}
 	for _, k := range sortedKeys(c.Properties) {
@@ -425,7 +467,7 @@ func (v *validator) names(field string, got, allowed []string) {
 			f = field
 		}
 		if seen[n] {
-			v.errf(f, "%q is listed twice", n)
+			v.errf(f, "%s is listed twice", clip.Quote(n))
 		}
 		seen[n] = true
 		v.enum(f, n, allowed)
@@ -434,12 +476,25 @@ func (v *validator) names(field string, got, allowed []string) {
 
 func (v *validator) matrix() {
 	s := v.s
-	v.names("strategies", s.Strategies, AllStrategies)
-	v.names("commit_policies", s.CommitPolicies, AllCommitPolicies)
+	v.names("strategies", s.Strategies, vocab.StrategyNames())
+	v.names("commit_policies", s.CommitPolicies, vocab.PolicyNames())
 	if s.set("clients") {
-		v.names("clients", s.Clients, AllClients)
-		if slices.Contains(s.Strategies, "sticky") && slices.Contains(s.Clients, ClientConfluent) {
-			v.errf("clients", "sticky on confluent: librdkafka has no eager sticky assignor (only cooperative-sticky); run sticky on franz, e.g. clients: [franz], or leave clients out (sticky then runs on franz)")
+		v.names("clients", s.Clients, vocab.ClientNames())
+		// A strategy runs on each listed client that has it (Cells); one
+		// that none of them has would not run at all.
+		for _, st := range s.Strategies {
+			var whys []string
+			for _, cl := range s.Clients {
+				ok, why := vocab.Supports(cl, st)
+				if ok || why == "" {
+					whys = nil
+					break
+				}
+				whys = append(whys, fmt.Sprintf("%s on %s: %s", st, cl, why))
+			}
+			if len(whys) > 0 {
+				v.errf("clients", "%s; or leave clients out (%s then runs on %s)", strings.Join(whys, "; "), st, vocab.DefaultClient(st))
+			}
 		}
 	}
 }
@@ -451,7 +506,9 @@ func (v *validator) broker() {
 	}
 	for _, k := range sortedKeys(b.Config) {
 		if strings.TrimSpace(k) != k || k == "" {
-			v.errf("broker.config", "property name %q: expected a Kafka broker property name", k)
+			v.errf("broker.config", "property name %s: expected a Kafka broker property name", clip.Quote(k))
+		} else if why := checkBrokerSetting(k, b.Config[k]); why != "" {
+			v.errf("broker.config."+clip.String(k), "%s", why)
 		}
 	}
 	c := v.s.Consumer
@@ -467,15 +524,15 @@ func (v *validator) broker() {
 	// leaves unset is widened by BrokerSettings.
 	for _, gb := range groupBounds {
 		raw, ok := b.Config[gb.key]
-		if !ok || !gb.applies(classic, consumer) {
+		if !ok || !gb.applies(classic, consumer) || !v.ok("broker.config."+gb.key) {
 			continue
 		}
 		n, err := strconv.Atoi(raw)
 		if err != nil {
-			v.errf("broker.config."+gb.key, "got %q, expected an integer (milliseconds)", raw)
+			v.errf("broker.config."+gb.key, "got %s, expected an integer (milliseconds)", clip.Quote(raw))
 			continue
 		}
-		if gb.outside(gb.timing(c), n) {
+		if v.ok(gb.field()) && gb.outside(gb.timing(c), n) {
 			v.errf("broker.config."+gb.key, "%d ms does not allow %s %v", n, gb.field(), gb.timing(c))
 		}
 	}
@@ -529,7 +586,7 @@ func (gb groupBound) outside(d time.Duration, n int) bool {
 // protocol groups, or both.
 func (s *Spec) protocols() (classic, consumer bool) {
 	for _, st := range s.Strategies {
-		if IsConsumerProtocol(st) {
+		if vocab.IsConsumerProtocol(st) {
 			consumer = true
 		} else {
 			classic = true

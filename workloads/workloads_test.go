@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 func TestShippedWorkloads(t *testing.T) {
@@ -69,7 +71,7 @@ func TestDefaults(t *testing.T) {
 		Consumer: Consumer{Members: 3, Processing: Processing{Cost: time.Millisecond, Distribution: "fixed"},
 			MaxPollRecords: 500, SessionTimeout: 45 * time.Second, HeartbeatInterval: 3 * time.Second,
 			MaxPollInterval: 300 * time.Second, AutoCommitInterval: 5 * time.Second, Properties: map[string]string{}},
-		Strategies:     AllStrategies,
+		Strategies:     vocab.StrategyNames(),
 		CommitPolicies: []string{"sync-batch"},
 		Broker:         Broker{Brokers: 1, Config: map[string]string{}},
 		Chaos:          Chaos{DrainTimeout: 60 * time.Second},
@@ -363,21 +365,23 @@ func TestBrokerSettings(t *testing.T) {
 func TestOverride(t *testing.T) {
 	s := parse(t, "duration: 2m\nproducer:\n  rate: 100\n  ramp: {from: 10, over: 10s}\nchaos:\n  steps:\n    - {at: 90s, action: add}\n")
 	rate := 0.0
-	if err := s.Override(Overrides{Records: 5000, Rate: &rate}); err != nil {
+	if err := s.Override(Overrides{Records: ref(int64(5000)), Rate: &rate}); err != nil {
 		t.Fatal(err)
 	}
 	if s.Records != 5000 || s.Duration != 0 || s.Producer.Rate != 0 || s.Producer.Ramp != nil {
 		t.Errorf("after override: %+v", s)
 	}
-	err := s.Override(Overrides{Duration: 30 * time.Second})
+	err := s.Override(Overrides{Duration: ref(30 * time.Second)})
 	if err == nil || !strings.Contains(err.Error(), "w.yaml:7: chaos.steps[0].at: the step comes at 1m30s, at or after the end of traffic (30s)") {
 		t.Errorf("shortened duration: %v", err)
 	}
 }
 
+func ref[T any](v T) *T { return &v }
+
 func TestOverrideProducerOnly(t *testing.T) {
 	s := parse(t, "duration: 2m\nchaos:\n  warmup: 20s\n  steps:\n    - {at: 90s, action: add}\n")
-	if err := s.Override(Overrides{Duration: 10 * time.Second, ProducerOnly: true}); err != nil {
+	if err := s.Override(Overrides{Duration: ref(10 * time.Second), ProducerOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.ChaosPlan()) != 0 || s.Chaos.Warmup != 0 || s.Duration != 10*time.Second {
@@ -415,7 +419,7 @@ func TestReadmeDocumentsEveryField(t *testing.T) {
 			t.Errorf("README.md does not document `%s`", f)
 		}
 	}
-	for _, a := range AllActions {
+	for _, a := range vocab.ActionNames() {
 		if !strings.Contains(string(readme), "`"+a+"`") {
 			t.Errorf("README.md does not document action `%s`", a)
 		}

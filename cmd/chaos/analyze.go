@@ -10,6 +10,7 @@ import (
 	"github.com/chaosbench/chaosbench/assign"
 	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/report"
 )
@@ -47,12 +48,24 @@ func (c *checkFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.oracle, "oracle", true, "also check every assignment against the strategy's model (package assign), in the same pass")
 }
 
+// Bounds of the analysis flags: a window of an hour spans any
+// disruption's recovery; examples are for a reader, who reads a few.
+const (
+	maxWindow   = time.Hour
+	maxExamples = 1000
+)
+
 func (c *checkFlags) options() (check.Options, error) {
-	if c.grace <= 0 || c.baseline <= 0 || c.rateWindow <= 0 {
-		return check.Options{}, cli.Usagef("-grace, -baseline and -rate-window must be positive durations (such as 5s)")
+	for _, w := range []struct {
+		flag string
+		d    time.Duration
+	}{{"-grace", c.grace}, {"-baseline", c.baseline}, {"-rate-window", c.rateWindow}} {
+		if w.d <= 0 || w.d > maxWindow {
+			return check.Options{}, cli.Usagef("%s %v: expected a duration > 0 and at most %v (such as 5s)", w.flag, w.d, maxWindow)
+		}
 	}
-	if c.examples < 1 {
-		return check.Options{}, cli.Usagef("-examples: %d (expected 1 or more)", c.examples)
+	if c.examples < 1 || c.examples > maxExamples {
+		return check.Options{}, cli.Usagef("-examples: %d (expected 1 to %d)", c.examples, maxExamples)
 	}
 	o := check.Options{MaxExamples: c.examples, RebalanceGrace: c.grace, BaselineWindow: c.baseline, RateWindow: c.rateWindow}
 	if c.oracle {
@@ -141,7 +154,7 @@ func (f *failOn) Set(v string) error {
 		*f = failOn(v)
 		return nil
 	}
-	return fmt.Errorf("%q (expected invalid, unknown or never)", v)
+	return fmt.Errorf("%s (expected invalid, unknown or never)", clip.Quote(v))
 }
 
 func (f failOn) check(v check.Verdict) error {
@@ -158,7 +171,7 @@ func (f failOn) check(v check.Verdict) error {
 
 func runAnalyze(args []string) error {
 	fs := cli.NewFlagSet("analyze", os.Stderr)
-	fs.Usage = func() { fmt.Fprint(os.Stderr, analyzeUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), analyzeUsage); fs.PrintDefaults() }
 	var cf checkFlags
 	cf.register(fs)
 	fail := failOn("invalid")
@@ -184,15 +197,20 @@ func runAnalyze(args []string) error {
 	if err := check.CheckCells(dirs); err != nil {
 		return cli.Usage(err)
 	}
+	// Every cell is analysed before any is written: a cell that is bad
+	// input (its history missing or unreadable) leaves the whole run as
+	// it was. What is written is held encoded, not as the analysis.
 	var cells []*report.Cell
+	var files []*check.CellFiles
 	verdict := check.Valid
 	for _, d := range dirs {
 		start := time.Now()
 		s, err := check.AnalyzeCell(d, opts)
 		if err != nil {
-			return err
+			return cli.Usage(err)
 		}
-		if err := check.WriteCell(d, s); err != nil {
+		f, err := check.EncodeCell(s)
+		if err != nil {
 			return err
 		}
 		secs := time.Since(start).Seconds()
@@ -200,7 +218,13 @@ func runAnalyze(args []string) error {
 			fmt.Printf("%s: %s, %d events in %.1fs (%.0f events/s)\n", d, s.Verdict, s.History.Events, secs, float64(s.History.Events)/secs)
 		}
 		cells = append(cells, &report.Cell{Dir: d, S: s})
+		files = append(files, f)
 		verdict = check.Worst(verdict, s.Verdict)
+	}
+	for i, d := range dirs {
+		if err := files[i].Write(d); err != nil {
+			return err
+		}
 	}
 	if !*quiet {
 		fmt.Println()

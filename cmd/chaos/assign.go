@@ -79,18 +79,9 @@ func runAssign(args []string) error {
 	if *input == "-" && *churn == "-" {
 		return cli.Usagef("assign: --input and --churn cannot both read standard input")
 	}
-	var strategies []assign.Assignor
-	if *strategy == "all" && *churn != "" {
-		for _, n := range assign.Names() {
-			a, _ := assign.Lookup(n)
-			strategies = append(strategies, a)
-		}
-	} else {
-		a, err := assign.Lookup(*strategy)
-		if err != nil {
-			return cli.Usagef("assign: --strategy: %v", err)
-		}
-		strategies = append(strategies, a)
+	strategies, err := lookupStrategies(*strategy, *churn != "")
+	if err != nil {
+		return err
 	}
 	var group *assign.Group
 	if *input != "" {
@@ -103,35 +94,88 @@ func runAssign(args []string) error {
 	if *churn == "" {
 		return printAssignment(os.Stdout, strategies[0], group)
 	}
-	name := *churn
+	script, name, err := readScript(*churn)
+	if err != nil {
+		return cli.Usage(err)
+	}
+	return printChurn(os.Stdout, strategies, group, script, name, *asJSON, *full)
+}
+
+// lookupStrategies returns the assignor of --strategy: one, or with a
+// churn script and "all", every one.
+func lookupStrategies(strategy string, churn bool) ([]assign.Assignor, error) {
+	var strategies []assign.Assignor
+	if strategy == "all" && churn {
+		for _, n := range assign.Names() {
+			a, _ := assign.Lookup(n)
+			strategies = append(strategies, a)
+		}
+		return strategies, nil
+	}
+	a, err := assign.Lookup(strategy)
+	if err != nil {
+		return nil, cli.Usagef("assign: --strategy: %v", err)
+	}
+	return append(strategies, a), nil
+}
+
+// readScript reads the churn script at path (- for standard input) and
+// returns it with the name its errors and steps go by.
+func readScript(path string) (*assign.Script, string, error) {
+	name := path
 	var r io.Reader = os.Stdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return cli.Usage(err)
+			return nil, name, err
 		}
 		defer f.Close()
 		r = f
 	} else {
 		name = "<stdin>"
 	}
-	script, err := assign.ParseScript(r, name)
-	if err != nil {
-		return cli.Usage(err)
+	script, err := assign.ParseScript(&limited{r: io.LimitReader(r, maxAssignInput+1), name: name}, name)
+	return script, name, err
+}
+
+// maxAssignInput bounds chaos assign's input and churn script: a group
+// within assign's bounds, with its owned partitions, is far smaller.
+const maxAssignInput = 256 << 20
+
+// limited reads from a LimitReader set one byte past maxAssignInput and
+// fails on that byte instead of reading on.
+type limited struct {
+	r    io.Reader
+	n    int64
+	name string
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if l.n += int64(n); l.n > maxAssignInput {
+		return 0, fmt.Errorf("%s: more than %d bytes", l.name, maxAssignInput)
 	}
+	return n, err
+}
+
+// printChurn simulates the script under every strategy and prints each
+// step's cost, as a table or (asJSON) one JSON object per step, with each
+// step's assignment when full.
+func printChurn(out io.Writer, strategies []assign.Assignor, group *assign.Group, script *assign.Script, name string, asJSON, full bool) error {
 	// Simulate everything before printing anything: a bad step prints no
 	// half of a report.
 	results := make([][]assign.StepResult, len(strategies))
 	for i, a := range strategies {
-		res, err := assign.Simulate(a, group, script, name, *full)
+		res, err := assign.Simulate(a, group, script, name, full)
 		if err != nil {
 			return cli.Usage(err)
 		}
 		results[i] = res
 	}
-	w := bufio.NewWriter(os.Stdout)
+	w := bufio.NewWriter(out)
 	for i, a := range strategies {
-		if *asJSON {
+		var err error
+		if asJSON {
 			err = printChurnJSON(w, a, results[i])
 		} else {
 			err = printChurnTable(w, a, results[i], i > 0)
@@ -147,12 +191,18 @@ func runAssign(args []string) error {
 func readGroup(path string) (*assign.Group, error) {
 	var data []byte
 	var err error
+	var r io.Reader = os.Stdin
 	if path == "-" {
-		data, err = io.ReadAll(os.Stdin)
 		path = "<stdin>"
 	} else {
-		data, err = os.ReadFile(path)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
 	}
+	data, err = io.ReadAll(&limited{r: io.LimitReader(r, maxAssignInput+1), name: path})
 	if err != nil {
 		return nil, err
 	}

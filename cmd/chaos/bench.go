@@ -33,7 +33,7 @@ func runBench(args []string) error {
 		fmt.Fprint(fs.Output(), benchUsage)
 		fs.PrintDefaults()
 	}
-	baseline := fs.String("compare", "", "compare the run with this baseline folder (writes compare.md into the run)")
+	baseline := fs.String("compare", "", "compare the run with this baseline folder (writes compare.md and compare.json into the run)")
 	save := fs.String("save-baseline", "", "copy the run's cell.json and summary.json files into this new folder, a baseline for --compare")
 	dir, runErr := runWorkload(fs, args, func() error {
 		if *save == "" {
@@ -63,7 +63,7 @@ func runBench(args []string) error {
 	}
 	if *baseline != "" {
 		fmt.Println()
-		return runCompare([]string{"-o", filepath.Join(dir, "compare.md"), *baseline, dir})
+		return runCompare([]string{"-o", filepath.Join(dir, "compare.md"), "-json", filepath.Join(dir, "compare.json"), *baseline, dir})
 	}
 	return nil
 }

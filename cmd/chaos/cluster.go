@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func runCluster(args []string) error {
 		return clusterDown(args[1:])
 	case "status":
 		return clusterStatus(args[1:])
-	case "-h", "--help", "help":
+	case "-h", "-help", "--help", "help":
 		fmt.Print(clusterUsage)
 		return nil
 	}
@@ -60,6 +61,12 @@ func runCluster(args []string) error {
 
 func clusterFetch(args []string) error {
 	fs := cli.NewFlagSet("chaos cluster fetch", os.Stderr)
+	fs.Usage = subUsage(fs, `usage: chaos cluster fetch
+
+Fetches the Apache Kafka jars chaosbench pins from Maven Central (with
+Maven) into ~/.cache/chaosbench, once; with KAFKA_HOME set, that
+distribution is used instead and nothing is fetched. Takes no flags.
+`)
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -91,6 +98,13 @@ func (f *brokerConfigFlag) Set(v string) error {
 
 func clusterUp(args []string) error {
 	fs := cli.NewFlagSet("chaos cluster up", os.Stderr)
+	fs.Usage = subUsage(fs, `usage: chaos cluster up [flags]
+
+Starts a local Kafka cluster (KRaft, 1 or 3 combined broker and
+controller nodes on 127.0.0.1) that stays up until chaos cluster down.
+
+Flags:
+`)
 	brokers := fs.Int("brokers", 1, "number of brokers: 1 or 3 (KRaft combined broker+controller nodes)")
 	dir := fs.String("dir", defaultClusterDir(), "folder for the cluster's configuration, data and state")
 	logDir := fs.String("log-dir", "", "folder for the brokers' logs (default DIR/logs)")
@@ -138,7 +152,14 @@ func clusterUp(args []string) error {
 
 func clusterDown(args []string) error {
 	fs := cli.NewFlagSet("chaos cluster down", os.Stderr)
-	dir := fs.String("dir", defaultClusterDir(), "folder given to `cluster up`")
+	fs.Usage = subUsage(fs, `usage: chaos cluster down [flags]
+
+Stops the local cluster chaos cluster up started and deletes its data
+(its logs stay).
+
+Flags:
+`)
+	dir := fs.String("dir", defaultClusterDir(), "folder given to chaos cluster up")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -168,10 +189,19 @@ func clusterDown(args []string) error {
 
 func clusterStatus(args []string) error {
 	fs := cli.NewFlagSet("chaos cluster status", os.Stderr)
-	dir := fs.String("dir", defaultClusterDir(), "folder given to `cluster up`")
+	fs.Usage = subUsage(fs, `usage: chaos cluster status [flags]
+
+Describes the local cluster chaos cluster up started or, with --bootstrap
+(or KAFKA_BOOTSTRAP), an external one: cluster id, brokers, the Kafka
+version the broker reports, and the broker settings that shape
+rebalances.
+
+Flags:
+`)
+	dir := fs.String("dir", defaultClusterDir(), "folder given to chaos cluster up")
 	bootstrap := fs.String("bootstrap", "", "describe this external cluster instead (default $KAFKA_BOOTSTRAP)")
 	var props kafkaconf.Flag
-	fs.Var(&props, "X", "client property key=value for an external cluster, repeatable (as kcat -X)")
+	props.Register(fs)
 	asJSON := fs.Bool("json", false, "print JSON: bootstrap, cluster_id, brokers, kafka_version, broker_settings, ...")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -199,8 +229,8 @@ func clusterStatus(args []string) error {
 	if *asJSON {
 		return printJSON(info)
 	}
-	fmt.Printf("provider:      %s\nbootstrap:     %s\ncluster id:    %s\nbrokers:       %d %v (controller %d)\nkafka version: %s\n",
-		info.Provider, info.Bootstrap, info.ClusterID, info.Brokers, info.BrokerIDs, info.Controller, info.KafkaVersion)
+	fmt.Printf("provider:      %s\nbootstrap:     %s\ncluster id:    %s\nbrokers:       %d %v (controller %d)\nkafka version: %s (the broker reports %s)\n",
+		info.Provider, info.Bootstrap, info.ClusterID, info.Brokers, info.BrokerIDs, info.Controller, info.KafkaVersion, info.BrokerVersion)
 	for _, n := range info.Nodes {
 		fmt.Printf("node %d:        pid %d, %s, alive %v, log %s\n", n.ID, n.PID, n.Address, n.Alive, n.Log)
 	}
@@ -209,6 +239,14 @@ func clusterStatus(args []string) error {
 		fmt.Printf("  %s=%s\n", k, info.BrokerSettings[k])
 	}
 	return nil
+}
+
+// subUsage returns a usage function that prints text and the flags.
+func subUsage(fs *flag.FlagSet, text string) func() {
+	return func() {
+		fmt.Fprint(fs.Output(), text)
+		fs.PrintDefaults()
+	}
 }
 
 func printJSON(v any) error {

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/report"
 )
@@ -26,7 +29,9 @@ regression too. Significance needs iterations: with 5 per side the
 smallest possible p is 0.008, with 3 it is 0.1.
 
 Cells without summary.json are analysed first. Prints the comparison as
-Markdown (and writes it to -o).
+Markdown (and writes it to -o; as JSON to -json). Says plainly when the
+baseline and the candidate ran on different machines (cores, CPU model,
+memory) or clusters (provider, Kafka release).
 
 Exit status: 0 without regression, 1 with one, 2 on bad input.
 
@@ -56,29 +61,46 @@ func (t thresholds) String() string {
 func (t thresholds) Set(s string) error {
 	name, value, ok := strings.Cut(s, "=")
 	if !ok || name == "" || value == "" {
-		return fmt.Errorf("%q: expected NAME=VALUE, such as pause_p95_ms=20%% or duplicates=100", s)
+		return fmt.Errorf("%s: expected NAME=VALUE, such as pause_p95_ms=20%% or duplicates=100", clip.Quote(s))
 	}
 	if _, known := report.MetricByName(name); !known && name != "default" {
-		return fmt.Errorf("%q: unknown metric %q (expected one of: %s, or default)", s, name, metricNames())
+		return fmt.Errorf("%s: unknown metric %s (expected one of: %s, or default)", clip.Quote(s), clip.Quote(name), metricNames())
 	}
 	var th report.Threshold
 	for _, part := range strings.Split(value, ",") {
 		part = strings.TrimSpace(part)
 		if pct, isPct := strings.CutSuffix(part, "%"); isPct {
 			v, err := strconv.ParseFloat(pct, 64)
-			if err != nil || v < 0 {
-				return fmt.Errorf("%q: %q is not a non-negative percentage", s, part)
+			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s: %s is not a non-negative percentage", clip.Quote(s), clip.Quote(part))
 			}
 			th.Relative = v / 100
 			continue
 		}
 		v, err := strconv.ParseFloat(part, 64)
-		if err != nil || v < 0 {
-			return fmt.Errorf("%q: %q is neither a percentage (20%%) nor a non-negative number", s, part)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: %s is neither a percentage (20%%) nor a non-negative number", clip.Quote(s), clip.Quote(part))
 		}
 		th.Absolute = v
 	}
 	t[name] = th
+	return nil
+}
+
+// checkNewFile refuses a file a flag would write (path, if not empty)
+// that exists, or whose folder does not: it would be overwritten (a
+// comparison over a run's own cell.json), or fail after the summaries
+// were written.
+func checkNewFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s %s: exists (a file is never overwritten: choose another name)", flag, clip.Quote(path))
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s %s: no folder %s to write it in", flag, clip.Quote(path), clip.Quote(filepath.Dir(path)))
+	}
 	return nil
 }
 
@@ -92,11 +114,12 @@ func metricNames() string {
 
 func runCompare(args []string) error {
 	fs := cli.NewFlagSet("compare", os.Stderr)
-	fs.Usage = func() { fmt.Fprintf(os.Stderr, compareUsage, metricNames()); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), compareUsage, metricNames()); fs.PrintDefaults() }
 	alpha := fs.Float64("alpha", 0.05, "significance level of the rank test")
 	th := thresholds{}
 	fs.Var(th, "threshold", "NAME=VALUE: how much worse a metric may get before a significant change is a regression; VALUE is 20% (relative), 500 (absolute, in the metric's unit) or both (20%,500); NAME default sets the others' (default 10%); repeatable")
 	out := fs.String("o", "", "also write the comparison (Markdown) to this file")
+	jsonOut := fs.String("json", "", "also write the comparison as JSON to this file: per metric both sides' median, min, max, quartiles and samples, the change, the p-value and the verdict, and whether the machines differ")
 	var cf checkFlags
 	cf.register(fs)
 	if err := cli.Parse(fs, args); err != nil {
@@ -113,9 +136,18 @@ func runCompare(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *out != "" && *out == *jsonOut {
+		return cli.Usagef("-o and -json: both %s (expected two files)", clip.Quote(*out))
+	}
+	for _, o := range []struct{ flag, path string }{{"-o", *out}, {"-json", *jsonOut}} {
+		if err := checkNewFile(o.flag, o.path); err != nil {
+			return cli.Usage(err)
+		}
+	}
 	lo := report.LoadOptions{Analyze: true, Check: opts}
-	// Both folders are checked before either is loaded (and its missing
-	// summaries written).
+	// Both folders are checked, then loaded (analysing, in memory, the
+	// cells without a summary), before anything is written: bad input on
+	// either side leaves both as they were.
 	for i, what := range []string{"baseline", "candidate"} {
 		if err := report.CheckInput(fs.Arg(i), lo); err != nil {
 			return cli.Usage(fmt.Errorf("%s: %w", what, err))
@@ -123,11 +155,16 @@ func runCompare(args []string) error {
 	}
 	base, err := report.Load(fs.Arg(0), lo)
 	if err != nil {
-		return fmt.Errorf("baseline: %w", err)
+		return cli.Usage(fmt.Errorf("baseline: %w", err))
 	}
 	cand, err := report.Load(fs.Arg(1), lo)
 	if err != nil {
-		return fmt.Errorf("candidate: %w", err)
+		return cli.Usage(fmt.Errorf("candidate: %w", err))
+	}
+	for _, r := range []*report.Run{base, cand} {
+		if err := r.WriteSummaries(); err != nil {
+			return err
+		}
 	}
 	co := report.CompareOptions{Alpha: *alpha, Thresholds: map[string]report.Threshold{}}
 	for k, v := range th {
@@ -147,7 +184,16 @@ func runCompare(args []string) error {
 		return err
 	}
 	if *out != "" {
-		if err := runfolder.WriteFile(*out, b.Bytes()); err != nil {
+		if err := runfolder.CreateFile(*out, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	if *jsonOut != "" {
+		var j bytes.Buffer
+		if err := report.WriteComparisonJSON(&j, c); err != nil {
+			return err
+		}
+		if err := runfolder.CreateFile(*jsonOut, j.Bytes()); err != nil {
 			return err
 		}
 	}

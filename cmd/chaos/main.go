@@ -13,6 +13,9 @@ import (
 	"sort"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/version"
 )
 
 type command struct {
@@ -39,7 +42,13 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintf(w, "  %-10s %s\n", "version", "print the versions of chaosbench, Go, the client libraries and Kafka (also --version)")
 	fmt.Fprintln(w, "\nRun `chaos COMMAND -h` for a command's flags.")
+}
+
+// printVersion prints chaosbench's version and those of what it runs.
+func printVersion() {
+	version.Print(os.Stdout, "chaos", [2]string{"kafka", cluster.KafkaVersion + " (local provider; docker provider: image " + cluster.DockerImage + ")"})
 }
 
 func main() {
@@ -48,13 +57,17 @@ func main() {
 		os.Exit(cli.ExitUsage)
 	}
 	name := os.Args[1]
-	if name == "help" || name == "-h" || name == "--help" {
+	switch name {
+	case "help", "-h", "-help", "--help":
 		usage(os.Stdout)
+		return
+	case "version", "-version", "--version":
+		printVersion()
 		return
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "chaos: unknown command %q\n\n", name)
+		fmt.Fprintf(os.Stderr, "chaos: unknown command %s\n\n", clip.Quote(name))
 		usage(os.Stderr)
 		os.Exit(cli.ExitUsage)
 	}

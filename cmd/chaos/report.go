@@ -29,7 +29,7 @@ func init() {
 
 func runReport(args []string) error {
 	fs := cli.NewFlagSet("report", os.Stderr)
-	fs.Usage = func() { fmt.Fprint(os.Stderr, reportUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), reportUsage); fs.PrintDefaults() }
 	var cf checkFlags
 	cf.register(fs)
 	reanalyze := fs.Bool("reanalyze", false, "run the checkers again on every cell, even those with a summary.json")
@@ -51,9 +51,11 @@ func runReport(args []string) error {
 	if err := report.CheckInput(dir, lo); err != nil {
 		return cli.Usage(err)
 	}
+	// Load writes nothing: its errors, a cell's history missing or
+	// unreadable, are bad input with the folder as it was.
 	r, err := report.Load(dir, lo)
 	if err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if err := report.WriteAll(r); err != nil {
 		return err

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runner"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -40,33 +43,59 @@ func runRun(args []string) error {
 	return err
 }
 
+// maxRepeat bounds --repeat: a comparison's test needs five samples a
+// side; a thousand is far past any use, and every one is a full run.
+const maxRepeat = 1000
+
+// runFlags are run's flags besides the cluster's.
+type runFlags struct {
+	cluster                       cluster.Flags
+	strategies, policies, clients string
+	repeat                        int
+	results                       string
+	dryRun                        bool
+	duration                      time.Duration
+	records                       int64
+	// overrides holds duration and records when given (cli.Given).
+	overrides workloads.Overrides
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	f.cluster.Register(fs)
+	fs.StringVar(&f.strategies, "strategies", "", "comma-separated strategies to run, of "+strings.Join(vocab.StrategyNames(), ", ")+" (default: the workload's)")
+	fs.StringVar(&f.policies, "commit-policies", "", "comma-separated commit policies to run, of "+strings.Join(vocab.PolicyNames(), ", ")+" (default: the workload's)")
+	fs.StringVar(&f.clients, "clients", "", "comma-separated clients to run each strategy on (those that implement it), of "+strings.Join(vocab.ClientNames(), ", ")+" (default: the workload's)")
+	fs.IntVar(&f.repeat, "repeat", 1, "run every cell this many times (samples for chaos compare)")
+	fs.StringVar(&f.results, "results", "results", "results root folder")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the cells and the chaos plan of each WORKLOAD (several may be given), start nothing")
+	fs.DurationVar(&f.duration, "duration", 0, "override the workload's traffic duration")
+	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
+}
+
 // runWorkload adds run's flags to fs (which may hold a caller's own),
 // parses args, calls check (if not nil) to validate the caller's flags, and
 // runs the workload; it returns the results folder (empty when nothing was
-// started).
+// started). With --dry-run it checks and prints every workload given.
 func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, error) {
-	var cf cluster.Flags
-	cf.Register(fs)
-	strategies := fs.String("strategies", "", "comma-separated strategies to run (default: the workload's)")
-	policies := fs.String("commit-policies", "", "comma-separated commit policies to run (default: the workload's)")
-	clients := fs.String("clients", "", "comma-separated clients to run (default: the workload's)")
-	repeat := fs.Int("repeat", 1, "run every cell this many times (samples for `chaos compare`)")
-	resultsDir := fs.String("results", "results", "results root folder")
-	dryRun := fs.Bool("dry-run", false, "print the cells and the chaos plan, start nothing")
-	var ov workloads.Overrides
-	fs.DurationVar(&ov.Duration, "duration", 0, "override the workload's traffic duration")
-	fs.Int64Var(&ov.Records, "records", 0, "override the workload's record count")
+	var f runFlags
+	f.register(fs)
 	if err := cli.Parse(fs, args); err != nil {
 		return "", err
 	}
-	if fs.NArg() != 1 {
+	if cli.Given(fs, "duration") {
+		f.overrides.Duration = &f.duration
+	}
+	if cli.Given(fs, "records") {
+		f.overrides.Records = &f.records
+	}
+	if fs.NArg() == 0 || (fs.NArg() > 1 && !f.dryRun) {
 		fs.Usage()
-		return "", cli.Usagef("expected one workload file, got %d arguments", fs.NArg())
+		return "", cli.Usagef("expected one workload file (several with --dry-run), got %d arguments", fs.NArg())
 	}
-	if *repeat < 1 {
-		return "", cli.Usagef("--repeat %d: expected >= 1", *repeat)
+	if f.repeat < 1 || f.repeat > maxRepeat {
+		return "", cli.Usagef("--repeat %d: expected 1 to %d", f.repeat, maxRepeat)
 	}
-	if err := cf.Check(); err != nil {
+	if err := f.cluster.Check(); err != nil {
 		return "", cli.Usage(err)
 	}
 	if check != nil {
@@ -74,40 +103,15 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 			return "", cli.Usage(err)
 		}
 	}
-	spec, err := workloads.Load(fs.Arg(0))
+	if f.dryRun {
+		return "", dryRun(&f, fs.Args())
+	}
+	opts, err := f.prepare(fs.Arg(0))
 	if err != nil {
-		return "", cli.Usage(err)
+		return "", err
 	}
-	if err := spec.Override(ov); err != nil {
-		return "", cli.Usage(err)
-	}
-	cells, err := selectCells(spec, *strategies, *policies, *clients)
-	if err != nil {
-		return "", cli.Usage(err)
-	}
-	// What a member would refuse at start, refused before the run starts.
-	props := kafkaconf.Props{}
-	for k, v := range cf.Props.Props {
-		props[k] = v
-	}
-	for k, v := range spec.Consumer.Properties {
-		props[k] = v
-	}
-	for _, c := range cells {
-		if err := member.CheckClient(c.Client, c.Strategy, spec.Consumer.StaticMembership, props); err != nil {
-			return "", cli.Usagef("%s: cell %s (consumer.static_membership, consumer.properties, -X): %v", spec.File, c.Name, err)
-		}
-	}
-	for _, w := range spec.Warnings {
-		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
-	}
-	opts := runner.Options{Spec: spec, Cells: cells, Repeat: *repeat, ResultsDir: *resultsDir,
-		Cluster: cf.Options("", nil), Out: os.Stdout, Command: os.Args}
 	plan := runner.NewPlan(&opts)
 	plan.Print(os.Stdout)
-	if *dryRun {
-		return "", nil
-	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	res, err := runner.Run(ctx, opts)
@@ -123,6 +127,77 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 		return res.Dir, cli.Usage(err)
 	}
 	return res.Dir, err
+}
+
+// dryRun checks every workload and prints its plan; each bad one is
+// named, and any makes the status 2.
+func dryRun(f *runFlags, files []string) error {
+	var errs []error
+	for i, file := range files {
+		if len(files) > 1 {
+			if i > 0 {
+				fmt.Println()
+			}
+			fmt.Printf("== %s\n", file)
+		}
+		opts, err := f.prepare(file)
+		if err != nil {
+			fmt.Println("bad workload: the errors follow, at the end")
+			errs = append(errs, err)
+			continue
+		}
+		plan := runner.NewPlan(&opts)
+		plan.Print(os.Stdout)
+	}
+	if len(errs) > 0 {
+		if len(files) > 1 {
+			return cli.Usage(fmt.Errorf("%d of %d workloads are bad:\n%w", len(errs), len(files), errors.Join(errs...)))
+		}
+		return cli.Usage(errs[0])
+	}
+	return nil
+}
+
+// prepare loads a workload with the command line's overrides and
+// selection, and refuses before anything starts what a member or the
+// producer would refuse at start; it prints the workload's warnings.
+func (f *runFlags) prepare(file string) (runner.Options, error) {
+	spec, err := cli.LoadWorkload(file)
+	if err != nil {
+		return runner.Options{}, err
+	}
+	if err := spec.Override(f.overrides); err != nil {
+		return runner.Options{}, cli.Usage(err)
+	}
+	if err := overrideClients(spec, f.clients); err != nil {
+		return runner.Options{}, cli.Usage(err)
+	}
+	cells, err := selectCells(spec, f.strategies, f.policies, "")
+	if err != nil {
+		return runner.Options{}, cli.Usage(err)
+	}
+	props := kafkaconf.Props{}
+	for k, v := range f.cluster.Props.Props {
+		props[k] = v
+	}
+	for k, v := range spec.Consumer.Properties {
+		props[k] = v
+	}
+	for _, c := range cells {
+		cfg := member.WorkloadConfig(spec, c)
+		cfg.Props = props
+		if err := member.CheckConfig(cfg); err != nil {
+			return runner.Options{}, cli.Usagef("%s: cell %s (the consumer section, -X, -F): %v", spec.File, c.Name, err)
+		}
+	}
+	if err := loadgen.CheckClient(spec, f.cluster.Props.Props); err != nil {
+		return runner.Options{}, cli.Usagef("%s: producer (producer.client %s, -X, -F): %v", spec.File, spec.Producer.Client, err)
+	}
+	for _, w := range spec.Warnings {
+		fmt.Fprintf(os.Stderr, "warning: %s: %s\n", spec.File, w)
+	}
+	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results,
+		Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
 }
 
 // selectCells narrows the workload's cells to the given strategies,

@@ -14,6 +14,9 @@ import (
 	"runtime/debug"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/version"
 )
 
 type command struct {
@@ -33,6 +36,7 @@ func usage(w io.Writer) {
   run WORKLOAD                                   produce a workload's traffic against a Kafka cluster
   partition --partitioner NAME --partitions N KEY...   print each key and its partition
   plan WORKLOAD                                  predicted share of traffic per partition; keys moved by partition growth
+  version                                        the versions of chaosbench, Go, the client libraries and Kafka (also --version)
 
 Run `+"`loadgen COMMAND -h`"+` for a command's flags.
 `)
@@ -45,8 +49,11 @@ func main() {
 	}
 	name := os.Args[1]
 	switch name {
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		usage(os.Stdout)
+		return
+	case "version", "-version", "--version":
+		version.Print(os.Stdout, "loadgen", [2]string{"kafka", cluster.KafkaVersion + " (local provider; docker provider: image " + cluster.DockerImage + ")"})
 		return
 	}
 	// The producer allocates a little per record and has memory to spare:
@@ -56,7 +63,7 @@ func main() {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "loadgen: unknown command %q\n\n", name)
+		fmt.Fprintf(os.Stderr, "loadgen: unknown command %s\n\n", clip.Quote(name))
 		usage(os.Stderr)
 		os.Exit(cli.ExitUsage)
 	}

@@ -22,7 +22,7 @@ func partition(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		" (murmur2 is Java's default partitioner and librdkafka's murmur2_random; consistent is librdkafka's default; librdkafka's names are accepted too)")
 	n := fs.Int("partitions", 0, "the topic's partition count (required)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadgen partition --partitioner NAME --partitions N KEY...\n\nPrints each key, a tab and its partition. With no KEY, or KEY -, keys are read from stdin, one per line.")
+		fmt.Fprintln(fs.Output(), "usage: loadgen partition --partitioner NAME --partitions N KEY...\n\nPrints each key, a tab and its partition. With no KEY, or KEY -, keys are read from stdin, one per line.")
 		fs.PrintDefaults()
 	}
 	if err := cli.Parse(fs, args); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -40,7 +41,7 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	to := fs.Int("to", 0, "a partition count to compare key movement to (default: the workload's add_partitions steps, else twice the partitions)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadgen plan [--to N] [--json] WORKLOAD\n\nPredicts, from the workload's key distribution, the share of traffic of every partition under its\npartitioner, and for a partition count change P to P' the fraction of keys (and of traffic) that\nmove under each partitioner.")
+		fmt.Fprintln(fs.Output(), "usage: loadgen plan [--to N] [--json] WORKLOAD\n\nPredicts, from the workload's key distribution, the share of traffic of every partition under its\npartitioner, and for a partition count change P to P' the fraction of keys (and of traffic) that\nmove under each partitioner.")
 		fs.PrintDefaults()
 	}
 	s, err := cli.ParseWorkload(fs, args)
@@ -69,7 +70,7 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	// The partition count changes to compare.
 	cur := p0
 	for _, st := range s.ChaosPlan() {
-		if st.Action == workloads.ActionAddPartitions {
+		if st.Action == vocab.ActionAddPartitions {
 			rep.Changes = append(rep.Changes, partitionChange{From: cur, To: int32(st.Partitions), Why: fmt.Sprintf("chaos step %d at %v", st.Step, st.At)})
 			cur = int32(st.Partitions)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
@@ -54,119 +55,65 @@ type Summary struct {
 func runCommand(args []string) error { return runLoad(args, os.Stdout, os.Stderr) }
 
 func runLoad(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("loadgen run", stderr)
-	var cf cluster.Flags
-	cf.Register(fs)
-	out := fs.String("out", "", "folder for the history, latency log and summary (default results/<UTC time>-<workload>-loadgen); created, never reused")
-	topic := fs.String("topic", "", "topic to produce to (default the workload's topic.name); created if missing")
-	duration := fs.Duration("duration", 0, "override the workload's duration (drops records)")
-	records := fs.Int64("records", 0, "override the workload's record count (drops duration)")
-	rate := fs.String("rate", "", `override the producer's rate: records/s, 0 or "unlimited" (drops ramp and steps)`)
-	quiet := fs.Bool("quiet", false, "no progress line")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadgen run [flags] WORKLOAD\n\nProduces the workload's traffic (topic, keys, value, producer sections) to a Kafka cluster: an\nexisting one (--bootstrap, -X), or a local one started for the run. Every delivery report becomes\na `produced` event in OUT/history/producer-0.0.jsonl; latencies go to OUT/producer.hlog.")
-		fs.PrintDefaults()
-	}
-	s, err := cli.ParseWorkload(fs, args)
+	f, s, err := parseRun(args, stderr)
 	if err != nil {
 		return err
 	}
-	// The chaos schedule is the chaos driver's: a producer run alone
-	// leaves it out.
-	if n := len(s.Chaos.Steps); n > 0 {
-		fmt.Fprintf(stderr, "note: the workload's chaos schedule (%d steps) is not run by loadgen run\n", n)
+	dir, err := makeOutDir(f.out, s)
+	if err != nil {
+		return err
 	}
-	ov := workloads.Overrides{Duration: *duration, Records: *records, ProducerOnly: true}
-	if *rate != "" {
-		r := 0.0
-		if *rate != "unlimited" {
-			if r, err = strconv.ParseFloat(*rate, 64); err != nil || r < 0 {
-				return cli.Usagef(`--rate %q: expected records/s >= 0, or "unlimited"`, *rate)
-			}
-		}
-		ov.Rate = &r
-	}
-	if err := s.Override(ov); err != nil {
-		return cli.Usage(err)
-	}
-	for _, w := range s.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
-	brokersSet := false
-	fs.Visit(func(f *flag.Flag) { brokersSet = brokersSet || f.Name == "brokers" })
-	if !brokersSet {
-		cf.Brokers = s.Broker.Brokers
-	}
-	if *topic == "" {
-		*topic = s.Topic.Name
-	}
-	if err := cf.Check(); err != nil {
-		return cli.Usage(err)
-	}
-	if err := loadgen.CheckProps(cf.Props.Props); err != nil {
-		return cli.Usage(err)
-	}
-
-	dir := *out
-	if dir == "" {
-		if dir, err = runfolder.NewRunDir("results", s.Name+"-loadgen", time.Now()); err != nil {
-			return err
-		}
-	} else if err := newDir(dir); err != nil {
-		return cli.Usage(err)
-	}
-	for _, sub := range []string{"history", "logs"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return err
-		}
-	}
-	if src, err := os.ReadFile(s.File); err == nil {
-		if err := os.WriteFile(filepath.Join(dir, "workload.yaml"), src, 0o644); err != nil {
-			return err
-		}
-	}
-
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
-	c, err := cluster.Open(ctx, cf.Options(filepath.Join(dir, "logs"), s.BrokerSettings()))
+	start := time.Now()
+	sum, runErr := produce(ctx, f, s, dir, stderr)
+	if sum == nil {
+		// The run failed before the producer ran (the cluster, the
+		// topic): the folder records why, as a failed chaos run's
+		// run.json does, instead of lying empty.
+		sum = &Summary{Workload: s.Name, WorkloadFile: s.File, Seed: s.Seed, Topic: f.topic, Client: s.Producer.Client,
+			Partitions: s.Topic.Partitions, Start: start, End: time.Now(), ValueSize: s.Value.Size, Reason: runErr.Error()}
+	}
+	if err := runfolder.WriteJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
+		return errors.Join(runErr, err)
+	}
+	printSummary(stdout, *sum, dir)
+	return runErr
+}
+
+// produce runs the producer into dir: it opens the cluster, creates the
+// topic and produces. The summary is nil when it failed before producing.
+func produce(ctx context.Context, f *runFlags, s *workloads.Spec, dir string, stderr io.Writer) (*Summary, error) {
+	c, err := cluster.Open(ctx, f.cluster.Options(filepath.Join(dir, "logs"), s.BrokerSettings()))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer c.Close(context.Background())
-	adm, err := cluster.NewAdmin(c.Bootstrap(), c.Props())
-	if err != nil {
-		return err
-	}
-	tctx, cancel := context.WithTimeout(ctx, time.Minute)
-	err = cluster.CreateTopic(tctx, adm, *topic, int32(s.Topic.Partitions), int16(s.Topic.Replication), nil)
-	cancel()
-	adm.Close()
-	if err != nil {
-		return err
+	if err := createTopic(ctx, c, f.topic, s); err != nil {
+		return nil, err
 	}
 
 	hist, err := history.Create(filepath.Join(dir, "history"), "producer-0", 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer hist.Close()
 	hlog, err := os.OpenFile(filepath.Join(dir, "producer.hlog"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer hlog.Close()
-	clientLog, err := os.Create(filepath.Join(dir, "logs", "producer.log"))
+	clientLog, err := os.OpenFile(filepath.Join(dir, "logs", "producer.log"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer clientLog.Close()
 
 	cfg := loadgen.Config{
-		Spec: s, Topic: *topic, Bootstrap: c.Bootstrap(), Props: c.Props(),
+		Spec: s, Topic: f.topic, Bootstrap: c.Bootstrap(), Props: c.Props(),
 		History: hist, LatencyLog: hlog, Log: clientLog,
 	}
-	if !*quiet {
+	if !f.quiet {
 		cfg.OnProgress = func(p loadgen.Progress) {
 			fmt.Fprintf(stderr, "%6.0fs  %8.0f records/s  acked %9d  errors %d  p99 %s\n",
 				p.Elapsed.Seconds(), p.Rate, p.Acked, p.Errors, fmtDuration(p.P99))
@@ -174,25 +121,168 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	p, err := loadgen.New(cfg)
 	if err != nil {
-		return cli.Usage(err)
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "loadgen: %s to %s (%d partitions, %s partitioner, %s client) at %s; results in %s\n",
-		s.Name, *topic, s.Topic.Partitions, s.Producer.Partitioner, s.Producer.Client, c.Bootstrap(), dir)
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		s.Name, f.topic, s.Topic.Partitions, s.Producer.Partitioner, s.Producer.Client, c.Bootstrap(), dir)
+	if f.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer stopProfile()
 	}
 	res, runErr := p.Run(ctx)
 	if res == nil {
-		return runErr
+		return nil, runErr
 	}
+	sum := summarize(ctx, s, res, runErr)
+	if info, err := c.Info(context.Background()); err == nil {
+		sum.Cluster = &info
+	}
+	return &sum, runErr
+}
+
+// runFlags are the flags of `loadgen run` that parseRun does not apply to
+// the workload.
+type runFlags struct {
+	cluster    cluster.Flags
+	out        string
+	topic      string
+	quiet      bool
+	cpuProfile string
+}
+
+// parseRun parses the command line of `loadgen run`: the workload, with
+// the command line's overrides applied, and the remaining flags, checked.
+func parseRun(args []string, stderr io.Writer) (*runFlags, *workloads.Spec, error) {
+	fs := cli.NewFlagSet("loadgen run", stderr)
+	f := &runFlags{}
+	f.cluster.Register(fs)
+	fs.StringVar(&f.out, "out", "", "folder for the history, latency log and summary (default results/<UTC time>-<workload>-loadgen); created, never reused")
+	fs.StringVar(&f.topic, "topic", "", "topic to produce to (default the workload's topic.name); created if missing")
+	duration := fs.Duration("duration", 0, "override the workload's duration (drops records)")
+	records := fs.Int64("records", 0, "override the workload's record count (drops duration)")
+	rate := fs.String("rate", "", `override the producer's rate: records/s, 0 or "unlimited" (drops ramp and steps)`)
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: loadgen run [flags] WORKLOAD\n\nProduces the workload's traffic (topic, keys, value, producer sections) to a Kafka cluster: an\nexisting one (--bootstrap, -X), or a local one started for the run. Every delivery report becomes\na `produced` event in OUT/history/producer-0.0.jsonl; latencies go to OUT/producer.hlog.")
+		fs.PrintDefaults()
+	}
+	s, err := cli.ParseWorkload(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The chaos schedule is the chaos driver's: a producer run alone
+	// leaves it out.
+	if n := len(s.Chaos.Steps); n > 0 {
+		fmt.Fprintf(stderr, "note: the workload's chaos schedule (%d steps) is not run by loadgen run\n", n)
+	}
+	ov := workloads.Overrides{ProducerOnly: true}
+	if cli.Given(fs, "duration") {
+		ov.Duration = duration
+	}
+	if cli.Given(fs, "records") {
+		ov.Records = records
+	}
+	if cli.Given(fs, "rate") {
+		r := 0.0
+		if *rate != "unlimited" {
+			if r, err = strconv.ParseFloat(*rate, 64); err != nil {
+				return nil, nil, cli.Usagef(`--rate %s: expected records/s >= 0, or "unlimited"`, clip.Quote(*rate))
+			}
+		}
+		ov.Rate = &r
+	}
+	if err := s.Override(ov); err != nil {
+		return nil, nil, cli.Usage(err)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	brokersSet := false
+	fs.Visit(func(fl *flag.Flag) { brokersSet = brokersSet || fl.Name == "brokers" })
+	if !brokersSet {
+		f.cluster.Brokers = s.Broker.Brokers
+	}
+	if f.topic == "" {
+		f.topic = s.Topic.Name
+	}
+	if f.cpuProfile != "" {
+		if _, err := os.Lstat(f.cpuProfile); err == nil {
+			return nil, nil, cli.Usagef("--cpuprofile %s: exists (a file is never overwritten: choose another name)", clip.Quote(f.cpuProfile))
+		}
+	}
+	if err := f.cluster.Check(); err != nil {
+		return nil, nil, cli.Usage(err)
+	}
+	if err := loadgen.CheckClient(s, f.cluster.Props.Props); err != nil {
+		return nil, nil, cli.Usage(err)
+	}
+	return f, s, nil
+}
+
+// makeOutDir creates the results folder of the run (out, or a new one
+// under results/) with its history and logs folders and a copy of the
+// workload file.
+func makeOutDir(out string, s *workloads.Spec) (string, error) {
+	dir := out
+	if dir == "" {
+		var err error
+		if dir, err = runfolder.NewRunDir("results", s.Name+"-loadgen", time.Now()); err != nil {
+			return "", err
+		}
+	} else if err := newDir(dir); err != nil {
+		return "", cli.Usage(err)
+	}
+	for _, sub := range []string{"history", "logs"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return "", err
+		}
+	}
+	if src, err := os.ReadFile(s.File); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, "workload.yaml"), src, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// createTopic creates the topic with the workload's partitions and
+// replication (an existing one must have as many partitions) and waits for
+// its leaders.
+func createTopic(ctx context.Context, c cluster.Cluster, topic string, s *workloads.Spec) error {
+	adm, err := cluster.NewAdmin(c.Bootstrap(), c.Props())
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	tctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return cluster.CreateTopic(tctx, adm, topic, int32(s.Topic.Partitions), int16(s.Topic.Replication), nil)
+}
+
+// startCPUProfile profiles the process's CPU into path, a new file, until
+// stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+// summarize is summary.json of a finished run; ctx is the run's, whose
+// cause is the reason of an interrupted one.
+func summarize(ctx context.Context, s *workloads.Spec, res *loadgen.Result, runErr error) Summary {
 	sum := Summary{
 		Workload: s.Name, WorkloadFile: s.File, Seed: s.Seed, Topic: res.Topic, Client: res.Client,
 		Partitions: len(res.PerPartition), Start: res.Start, End: res.End, ElapsedS: res.Elapsed().Seconds(),
@@ -200,20 +290,13 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		RecordsPerS: res.Rate(), ValueMBPerS: res.Rate() * float64(res.ValueSize) / (1 << 20), ValueSize: res.ValueSize,
 		PerPartition: res.PerPartition, Latency: res.Latency, Complete: !res.Interrupted && runErr == nil,
 	}
-	if info, err := c.Info(context.Background()); err == nil {
-		sum.Cluster = &info
-	}
 	switch {
 	case res.Interrupted:
 		sum.Reason = context.Cause(ctx).Error()
 	case runErr != nil:
 		sum.Reason = runErr.Error()
 	}
-	if err := runfolder.WriteJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
-		return errors.Join(runErr, err)
-	}
-	printSummary(stdout, sum, dir)
-	return runErr
+	return sum
 }
 
 // newDir creates dir, which must not exist or be empty: results are never

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Source is a history in time order: history.Merger is one.
@@ -78,46 +79,18 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// analyzer is the state of one pass over a history.
+// analyzer is one pass over a history: it reads the events in time
+// order, counts them, hands each to the group model (which tells the
+// checkers through their hooks) and, at the end, gathers the checkers'
+// results into the summary.
 type analyzer struct {
-	opts  Options
-	grace int64
+	model
 	files int
-	cell  CellInfo
-	stats HistoryStats
 	// processedN and producedN count the two kinds most events are, for
 	// stats.ByKind.
 	processedN, producedN int64
-
-	phase     string
-	shutdown  bool
-	drainEndT int64 // from cell.json; the done phase overrides
-
-	parts       []*partition
-	members     map[memberKey]*member
-	recent      [16]*member // a cache of members (analyzer.member)
-	memberOrder []*member
-	disr        []*disruption
-	// steps maps a chaos step to its disruption (resume finds its pause).
-	steps map[int]*disruption
-
-	live      int
-	openDisr  int   // disruptions with a partition not live again
-	lagTotal  int64 // the sum of the partitions' lag
-	stopStart int64
-	stopD     *disruption
-
-	// lastJoin is the latest member that started and has not been
-	// assigned anything yet: the likely cause of an unplanned rebalance.
-	lastJoin *member
-
-	tl   timeline
-	dup  dupState
-	loss lossState
-	ord  orderState
-	ovl  overlapState
-	lat  latencyState
-	skew skewState
+	// checkers are the metrics, in the order their results are written.
+	checkers []checker
 }
 
 // Analyze runs every checker over one cell's history in a single pass.
@@ -196,24 +169,22 @@ func (a *analyzer) next(src Source) (*history.Event, error) {
 
 func newAnalyzer(cell CellInfo, opts Options) *analyzer {
 	opts = opts.withDefaults()
-	a := &analyzer{
+	a := &analyzer{model: model{
 		opts:      opts,
 		grace:     int64(opts.RebalanceGrace),
 		cell:      cell,
 		members:   map[memberKey]*member{},
 		steps:     map[int]*disruption{},
 		drainEndT: cell.DrainEndT,
-	}
-	a.stats.ByKind = map[string]int64{}
-	a.tl.init(int64(opts.BinWidth), opts.MaxBins)
-	a.dup.init()
-	a.ord.init()
-	a.ovl.init()
-	a.lat.init()
-	a.skew.init()
+	}}
+	g := &a.model
+	g.stats.ByKind = map[string]int64{}
+	g.tl.init(int64(opts.BinWidth), opts.MaxBins)
 	for i := 0; i < cell.Partitions; i++ {
-		a.part(int32(i))
+		g.part(int32(i))
 	}
+	a.checkers = newCheckers(g)
+	g.hooks = hooksOf(a.checkers)
 	return a
 }
 
@@ -259,223 +230,9 @@ func (a *analyzer) observe(e *history.Event) error {
 	return nil
 }
 
-func (a *analyzer) produced(e *history.Event) {
-	if e.Err != "" || e.Ambiguous || e.Offset < 0 {
-		if e.Ambiguous {
-			a.stats.Ambig++
-		} else {
-			a.stats.Errors++
-		}
-		return
-	}
-	p := a.part(e.Partition)
-	if p == nil {
-		a.stats.Errors++
-		return
-	}
-	before := p.lag()
-	if p.acked.add(e.Offset) {
-		a.stats.Acked++
-		p.records++
-		a.lagTotal += p.lag() - before
-		a.tl.acked(e.T, a.lagTotal)
-	}
-}
-
-func (a *analyzer) processed(e *history.Event) {
-	p := a.part(e.Partition)
-	if p == nil {
-		return
-	}
-	m := a.member(e.Proc, e.Inc)
-	before := p.lag()
-	first := p.processed.add(e.Offset)
-	a.lagTotal += p.lag() - before
-	a.tl.processed(e.T, a.lagTotal)
-	m.load.processed++
-	if first {
-		// Before the model moves: the record that ends a window was
-		// processed inside it.
-		a.lat.record(a, e)
-	}
-
-	zombie := a.overlapCheck(p, m, e)
-	if p.owner == nil && !p.everOwned {
-		// A history without assignment events: the first member to
-		// process a partition owns it.
-		m.setAssigned(p.id, e.T)
-		p.holders = append(p.holders, m)
-		a.setOwner(p, m, e.T)
-	}
-	if p.owner == m {
-		if pp := p.pause; pp != nil && !a.shutdown {
-			a.closePause(pp, e.T, false, m)
-			p.lastProcT = e.T
-		} else {
-			a.becomeLive(p, e.T)
-			a.keptWait(p, m, e)
-		}
-	} else if pp := p.last; pp != nil && pp.from == m {
-		pp.extra++ // the old owner still processing: it can be redelivered too
-	}
-	if !first {
-		a.duplicate(p, m, e)
-	} else if a.drainEndT > 0 && e.T > a.drainEndT {
-		a.loss.late++
-	}
-	a.ord.observe(a, p, m, e, first, zombie)
-}
-
-func (a *analyzer) assignment(e *history.Event) {
-	m := a.member(e.Proc, e.Inc)
-	if e.Kind == history.Assigned {
-		m.joined = true
-	}
-	for _, id := range e.Partitions {
-		p := a.part(id)
-		if p == nil {
-			continue
-		}
-		switch e.Kind {
-		case history.Assigned:
-			a.assign(p, m, e.T, "")
-		case history.Revoked:
-			a.unassign(p, m, e.T, a.trigger("revoked by", m))
-		case history.Lost:
-			a.lose(p, m, e.T)
-		}
-	}
-	if len(e.Partitions) > 0 || e.Kind == history.Assigned {
-		a.rebalanceEvent(e.T, e.Gen, m, e.Kind == history.Assigned)
-	}
-	if e.Kind == history.Assigned && a.lastJoin == m {
-		a.lastJoin = nil
-	}
-}
-
-// trigger names the likely cause of an unplanned rebalance.
-func (a *analyzer) trigger(what string, m *member) string {
-	if j := a.lastJoin; j != nil && j != m {
-		return "join " + j.name
-	}
-	return what + " " + m.name
-}
-
-func (a *analyzer) committed(e *history.Event) {
-	a.stats.Commits++
-	if e.Err != "" {
-		a.stats.CommitErrors++
-		return
-	}
-	if p := a.part(e.Partition); p != nil {
-		p.committed = e.Offset
-	}
-}
-
-// stopping actions stop the target member's processing when they take
-// effect.
-var stoppingActions = map[string]bool{"kill": true, "stop": true, "pause": true, "slow": true, "restart": true}
-
-func (a *analyzer) chaos(e *history.Event) {
-	label := e.Action
-	if e.Target != "" {
-		label += " " + e.Target
-	}
-	a.tl.mark(e.T, label, "chaos")
-	if e.Action == "resume" {
-		if m := a.lookupMember(e.Target, e.TargetInc); m != nil && e.Err == "" {
-			a.resumeMember(m, e.T)
-		}
-		if d := a.steps[e.Step]; d != nil && e.Step > 0 {
-			a.touch(d, e.T)
-		}
-		return
-	}
-	if a.shutdown {
-		return
-	}
-	d := a.open(e.T, "chaos", "")
-	d.out.Action, d.out.Target, d.out.Step, d.out.Err = e.Action, e.Target, e.Step, e.Err
-	if e.Params != "" {
-		d.out.Params = []byte(e.Params)
-	}
-	if e.Step > 0 {
-		a.steps[e.Step] = d
-	}
-	if e.Err != "" || !stoppingActions[e.Action] {
-		return
-	}
-	m := a.lookupMember(e.Target, e.TargetInc)
-	if m == nil {
-		return
-	}
-	a.stopMember(m, e.T, d)
-	if e.Action == "kill" || e.Action == "stop" {
-		a.memberGone(m, e.T, d, "")
-	}
-}
-
-func (a *analyzer) memberEvent(e *history.Event) {
-	switch e.State {
-	case history.StateStarted:
-		m := a.member(e.Proc, e.Inc)
-		m.alive = true
-		if m.owned == 0 {
-			a.lastJoin = m
-		}
-	case history.StateSpawned:
-		if e.Target != "" {
-			a.member(e.Target, e.TargetInc).alive = true
-		}
-	case history.StateExited:
-		if m := a.lookupMember(e.Target, e.TargetInc); m != nil {
-			a.memberGone(m, e.T, nil, "exit "+m.name)
-		}
-	}
-}
-
-func (a *analyzer) phaseEvent(e *history.Event) {
-	a.phase = e.Phase
-	a.stats.Phases = append(a.stats.Phases, PhaseMark{Phase: e.Phase, T: e.T})
-	a.tl.mark(e.T, e.Phase, "phase")
-	switch e.Phase {
-	case "steady":
-		if a.tl.steadyT == 0 {
-			a.tl.steadyT = e.T
-		}
-	case "drain":
-		if a.cell.TrafficEndT == 0 {
-			a.cell.TrafficEndT = e.T
-		}
-		a.sampleSpreadFinal()
-	case "done", "interrupted":
-		a.drainEndT = e.T
-		a.beginShutdown()
-	}
-}
-
-// beginShutdown: the drain is over; members are being stopped. From here
-// ownership changes are the run ending, not disruptions.
-func (a *analyzer) beginShutdown() {
-	if a.shutdown {
-		return
-	}
-	if a.skew.final == nil {
-		a.sampleSpreadFinal()
-	}
-	a.shutdown = true
-	if a.cell.DrainEndT == 0 {
-		a.cell.DrainEndT = a.drainEndT
-	}
-}
-
 // finish computes every result from the state the pass left.
 func (a *analyzer) finish() *Summary {
-	end := a.stats.LastT
-	if a.skew.final == nil {
-		a.sampleSpreadFinal()
-	}
-	a.finishPauses(end)
+	a.settlePauses()
 	for kind, n := range map[string]int64{"processed": a.processedN, "produced": a.producedN} {
 		if n > 0 {
 			a.stats.ByKind[kind] += n
@@ -484,27 +241,19 @@ func (a *analyzer) finish() *Summary {
 	s := &Summary{
 		SchemaVersion: SchemaVersion,
 		Cell:          a.cell,
-		Guarantee:     GuaranteeOf(a.cell.CommitPolicy),
+		Guarantee:     vocab.GuaranteeOf(a.cell.CommitPolicy),
 		History:       a.stats,
 		Findings:      []Finding{},
 	}
 	s.History.Files = a.files
-	s.latency = &a.lat
-	a.lat.startT, a.lat.endT = a.stats.FirstT, a.stats.LastT
 	if s.Cell.StartT == 0 {
 		s.Cell.StartT = a.stats.FirstT
 	}
 	s.Timeline = a.tl.result()
-	a.finishDisruptions(s)
-	a.pauseResult(s)
-	a.recoveryResult(s)
-	a.duplicatesResult(s)
-	a.lossResult(s)
-	a.orderingResult(s)
-	a.overlapResult(s)
-	a.skewResult(s)
-	a.movementResult(s)
-	a.latencyResult(s)
+	a.disruptionRows(s)
+	for _, c := range a.checkers {
+		c.result(s)
+	}
 	a.verdict(s)
 	return s
 }

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 )
@@ -35,7 +37,7 @@ type cellRecord struct {
 // ReadCellInfo reads a cell folder's cell.json.
 func ReadCellInfo(dir string) (CellInfo, error) {
 	path := filepath.Join(dir, CellFile)
-	b, err := os.ReadFile(path)
+	b, err := runfolder.ReadFile(path, runfolder.MaxRecordSize)
 	if err != nil {
 		return CellInfo{}, err
 	}
@@ -48,6 +50,9 @@ func ReadCellInfo(dir string) (CellInfo, error) {
 	}
 	if c.CommitPolicy == "" {
 		return CellInfo{}, fmt.Errorf("%s: field \"commit_policy\": missing (expected a commit policy such as \"sync-batch\")", path)
+	}
+	if err := checkCellBounds(c); err != nil {
+		return CellInfo{}, fmt.Errorf("%s: %w", path, err)
 	}
 	info := CellInfo{
 		Cell: c.Cell.Cell, Strategy: c.Strategy, CommitPolicy: c.CommitPolicy, Client: c.Client, Iteration: c.Iteration,
@@ -73,10 +78,52 @@ func ReadCellInfo(dir string) (CellInfo, error) {
 		case "false":
 			info.IdempotentProducer = ptr(false)
 		default:
-			return CellInfo{}, fmt.Errorf("%s: field \"producer\".\"enable.idempotence\": %q (expected true or false)", path, v)
+			return CellInfo{}, fmt.Errorf("%s: field \"producer\".\"enable.idempotence\": %s (expected true or false)", path, clip.Quote(v))
 		}
 	}
 	return info, nil
+}
+
+// Bounds of cell.json. The analysis keeps state per partition from the
+// start, so the count is bounded as the history's partition numbers are;
+// a name longer than Kafka's longest topic name is no name of a cell.
+const (
+	maxCellName      = 255
+	maxCellMembers   = 100_000
+	maxCellIteration = 1_000_000
+	maxPartialReason = 64 << 10
+)
+
+// checkCellBounds refuses a cell.json whose numbers, names or times
+// are beyond what a cell can have.
+func checkCellBounds(c cellRecord) error {
+	for _, f := range []struct{ name, v string }{{"cell", c.Cell.Cell}, {"strategy", c.Strategy}, {"commit_policy", c.CommitPolicy}, {"client", c.Client}, {"topic", c.Topic}} {
+		if len(f.v) > maxCellName {
+			return fmt.Errorf("field %q: %s: expected at most %d bytes", f.name, clip.Quote(f.v), maxCellName)
+		}
+	}
+	if len(c.PartialReason) > maxPartialReason {
+		return fmt.Errorf("field \"partial_reason\": %d bytes, expected at most %d", len(c.PartialReason), maxPartialReason)
+	}
+	for _, f := range []struct {
+		name    string
+		v, most int
+	}{{"partitions", c.Partitions, history.MaxPartitions}, {"members", c.Members, maxCellMembers}, {"iteration", c.Iteration, maxCellIteration}} {
+		if f.v < 0 || f.v > f.most {
+			return fmt.Errorf("field %q: %d, expected 0 to %d", f.name, f.v, f.most)
+		}
+	}
+	// Times a history can hold: Unix nanoseconds in an int64, after 1970.
+	lo, hi := time.Unix(0, 0), time.Unix(0, math.MaxInt64)
+	for _, f := range []struct {
+		name string
+		t    time.Time
+	}{{"start", c.Start}, {"traffic_end", c.TrafficEnd}, {"drain_end", c.DrainEnd}, {"end", c.End}} {
+		if !f.t.IsZero() && (f.t.Before(lo) || f.t.After(hi)) {
+			return fmt.Errorf("field %q: %s, expected a time from %s to %s", f.name, f.t.Format(time.RFC3339), lo.UTC().Format(time.RFC3339), hi.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
 }
 
 // AnalyzeCell analyses one cell folder (cell.json and history/*.jsonl) in
@@ -142,7 +189,7 @@ func ReadFindings(dir string) ([]Finding, error) {
 	sort.Strings(paths)
 	var out []Finding
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := runfolder.ReadFile(p, runfolder.MaxRecordSize)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +204,7 @@ func ReadFindings(dir string) ([]Finding, error) {
 			switch f.Verdict {
 			case "", Valid, Invalid, Unknown:
 			default:
-				return nil, fmt.Errorf("%s: finding %d: field \"verdict\": %q (expected valid, invalid or unknown)", p, i+1, f.Verdict)
+				return nil, fmt.Errorf("%s: finding %d: field \"verdict\": %s (expected valid, invalid or unknown)", p, i+1, clip.Quote(string(f.Verdict)))
 			}
 		}
 		out = append(out, fs...)
@@ -169,26 +216,60 @@ func ReadFindings(dir string) ([]Finding, error) {
 // atomically (runfolder.WriteFile); both are produced in memory first, so
 // a failure to produce either leaves the folder as it was.
 func WriteCell(dir string, s *Summary) error {
-	sum, err := json.MarshalIndent(s, "", "  ")
+	f, err := EncodeCell(s)
 	if err != nil {
 		return err
 	}
+	return f.Write(dir)
+}
+
+// CellFiles are the files of an analysed cell, in memory: a command that
+// analyses many cells holds them until every cell has been read, and
+// writes none if one is bad input.
+type CellFiles struct {
+	Summary, LatencyLog []byte
+}
+
+// EncodeCell produces a cell's files.
+func EncodeCell(s *Summary) (*CellFiles, error) {
+	sum, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	f := &CellFiles{Summary: append(sum, '\n')}
 	if s.latency != nil {
 		var hlog bytes.Buffer
 		if err := s.latency.writeLatencyLog(&hlog); err != nil {
-			return err
+			return nil, err
 		}
-		if err := runfolder.WriteFile(filepath.Join(dir, LatencyLog), hlog.Bytes()); err != nil {
+		f.LatencyLog = hlog.Bytes()
+	}
+	return f, nil
+}
+
+// Write writes the files into the cell folder, each atomically.
+func (f *CellFiles) Write(dir string) error {
+	if f.LatencyLog != nil {
+		if err := runfolder.WriteFile(filepath.Join(dir, LatencyLog), f.LatencyLog); err != nil {
 			return err
 		}
 	}
-	return runfolder.WriteFile(filepath.Join(dir, SummaryFile), append(sum, '\n'))
+	return runfolder.WriteFile(filepath.Join(dir, SummaryFile), f.Summary)
 }
 
-// ReadSummary reads a cell folder's summary.json.
+// maxSummarySize bounds a summary.json a reader reads whole: its lists
+// (pauses, disruptions, examples) are bounded by the cell's partitions
+// and disruptions, far below this.
+const maxSummarySize = 256 << 20
+
+func known(v Verdict) bool { return v == Valid || v == Invalid || v == Unknown }
+
+// ReadSummary reads a cell folder's summary.json and refuses one this
+// build cannot read as its own: another schema version, a verdict it does
+// not know.
 func ReadSummary(dir string) (*Summary, error) {
 	path := filepath.Join(dir, SummaryFile)
-	b, err := os.ReadFile(path)
+	b, err := runfolder.ReadFile(path, maxSummarySize)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +279,16 @@ func ReadSummary(dir string) (*Summary, error) {
 	}
 	if s.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("%s: field \"schema_version\": %d (this build reads version %d; re-run chaos analyze)", path, s.SchemaVersion, SchemaVersion)
+	}
+	// A verdict this build does not know would pass -fail-on and every
+	// comparison as if it were none.
+	if !known(s.Verdict) {
+		return nil, fmt.Errorf("%s: field \"verdict\": %s (expected valid, invalid or unknown; re-run chaos analyze)", path, clip.Quote(string(s.Verdict)))
+	}
+	for i, f := range s.Findings {
+		if f.Verdict != "" && !known(f.Verdict) {
+			return nil, fmt.Errorf("%s: field \"findings\"[%d].\"verdict\": %s (expected valid, invalid or unknown; re-run chaos analyze)", path, i, clip.Quote(string(f.Verdict)))
+		}
 	}
 	return &s, nil
 }

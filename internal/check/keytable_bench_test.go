@@ -8,7 +8,7 @@ import (
 
 // BenchmarkKeyTable looks up keys of a 100,000-key table at random, one
 // lookup after another and as the ordering check does, 64 at a time in
-// passes whose cache misses overlap (orderState.flush).
+// passes whose cache misses overlap (orderingCheck.flush).
 func BenchmarkKeyTable(b *testing.B) {
 	const keys = 100_000
 	rng := rand.New(rand.NewSource(1))

@@ -9,7 +9,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 )
 
-// Latency (design.md, "Latency"): produce-to-process time, from the
+// Latency (docs/summary.md, `latency`): produce-to-process time, from the
 // record's intended send time (free of coordinated omission) to its first
 // processing, in two HdrHistograms: steady state, and disruptions. The
 // disruption side holds the records processed in a disruption's window
@@ -19,7 +19,8 @@ import (
 // moment of the baseline before it (records in flight are lag too).
 // Redeliveries are left out (they measure the redelivery, not the
 // pipeline), as is the warmup phase.
-type latencyState struct {
+type latencyCheck struct {
+	g                 *model
 	steady, disrupted *hdrhistogram.Histogram
 	// A disruption's window ends at its last activity, which a streaming
 	// pass learns only later: records processed after the latest
@@ -46,12 +47,17 @@ func newLatencyHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(1, latencyMaxUs, latencyDigits)
 }
 
-func (s *latencyState) init() {
-	s.steady, s.disrupted, s.tentative = newLatencyHistogram(), newLatencyHistogram(), newLatencyHistogram()
+func newLatencyCheck(g *model) *latencyCheck {
+	return &latencyCheck{g: g, steady: newLatencyHistogram(), disrupted: newLatencyHistogram(), tentative: newLatencyHistogram()}
 }
 
-func (s *latencyState) record(a *analyzer, e *history.Event) {
-	if e.IntendedT == 0 || PreSteady(a.phase) {
+// processed records the latency of a record's first processing, in the
+// histogram of the disruption it was processed in (a record that ends a
+// pause was processed inside it: the hook comes before the model closes
+// the pause), of the steady state, or the tentative one.
+func (s *latencyCheck) firstProcessed(p *partition, m *member, e *history.Event) {
+	g := s.g
+	if e.IntendedT == 0 || PreSteady(g.phase) {
 		return
 	}
 	us := (e.T - e.IntendedT) / 1000
@@ -65,14 +71,14 @@ func (s *latencyState) record(a *analyzer, e *history.Event) {
 	}
 	h := s.steady
 	switch {
-	case a.openDisr > 0 || a.catchingUp():
+	case g.openDisr > 0 || g.catchingUp():
 		h = s.disrupted
-	case len(a.disr) > 0:
-		d := a.disr[len(a.disr)-1]
-		if e.T-d.last <= a.grace {
+	case len(g.disr) > 0:
+		d := g.disr[len(g.disr)-1]
+		if e.T-d.last <= g.grace {
 			h, s.tentativeD = s.tentative, d
 		} else {
-			s.settle(a, e.T)
+			s.settle()
 		}
 	}
 	if err := h.RecordValue(us); err != nil {
@@ -80,26 +86,13 @@ func (s *latencyState) record(a *analyzer, e *history.Event) {
 	}
 }
 
-// catchingUp reports whether the group is still working off the backlog
-// of the latest disruption: its window has closed, but the lag is above
-// its level before the disruption.
-func (a *analyzer) catchingUp() bool {
-	if len(a.disr) == 0 {
-		return false
-	}
-	d := a.disr[len(a.disr)-1]
-	if d.caughtUp || (len(d.pauses) == 0 && !d.backlog) {
-		return false // caught up, or it stopped nothing and inherited no backlog
-	}
-	if a.lagTotal <= d.lagBefore {
-		d.caughtUp, d.caughtUpT = true, a.stats.LastT
-		return false
-	}
-	return true
-}
+// disruptionOpened: the previous disruption's window cannot grow now, so
+// what was tentative was after it.
+func (s *latencyCheck) disruptionOpened(d *disruption) { s.settle() }
 
-// extend: d showed activity, so its window covers what was tentative.
-func (s *latencyState) extend(d *disruption) {
+// disruptionActive: d showed activity, so its window covers what was
+// tentative.
+func (s *latencyCheck) disruptionActive(d *disruption) {
 	if s.tentativeD == d && s.tentative.TotalCount() > 0 {
 		s.disrupted.Merge(s.tentative)
 		s.tentative.Reset()
@@ -107,7 +100,7 @@ func (s *latencyState) extend(d *disruption) {
 }
 
 // settle: the tentative records were after the window ended.
-func (s *latencyState) settle(a *analyzer, t int64) {
+func (s *latencyCheck) settle() {
 	if s.tentative.TotalCount() > 0 {
 		s.steady.Merge(s.tentative)
 		s.tentative.Reset()
@@ -137,27 +130,29 @@ func summarizeLatency(h *hdrhistogram.Histogram) LatencySummary {
 	return l
 }
 
-func (a *analyzer) latencyResult(s *Summary) {
-	a.lat.settle(a, a.stats.LastT)
+func (c *latencyCheck) result(s *Summary) {
+	c.settle()
+	c.startT, c.endT = c.g.stats.FirstT, c.g.stats.LastT
+	s.latency = c // for WriteCell's latency.hlog
 	r := &s.Latency
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
-	r.Steady = summarizeLatency(a.lat.steady)
-	r.Disruption = summarizeLatency(a.lat.disrupted)
-	r.Negative = a.lat.negative
-	if a.lat.negative > 0 {
-		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "negative_latency", Verdict: Valid, Count: a.lat.negative,
-			Message: fmt.Sprintf("%s processed before the intended send time (clocks of different hosts disagree); recorded as 0", plural(a.lat.negative, "record"))})
+	r.Steady = summarizeLatency(c.steady)
+	r.Disruption = summarizeLatency(c.disrupted)
+	r.Negative = c.negative
+	if c.negative > 0 {
+		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "negative_latency", Verdict: Valid, Count: c.negative,
+			Message: fmt.Sprintf("%s processed before the intended send time (clocks of different hosts disagree); recorded as 0", plural(c.negative, "record"))})
 	}
-	r.Overflow = a.lat.overflow
-	if a.lat.overflow > 0 {
-		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "latency_overflow", Verdict: Valid, Count: a.lat.overflow,
-			Message: fmt.Sprintf("%s processed more than an hour after the intended send time; recorded as one hour", plural(a.lat.overflow, "record"))})
+	r.Overflow = c.overflow
+	if c.overflow > 0 {
+		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "latency_overflow", Verdict: Valid, Count: c.overflow,
+			Message: fmt.Sprintf("%s processed more than an hour after the intended send time; recorded as one hour", plural(c.overflow, "record"))})
 	}
 }
 
 // writeLatencyLog writes the two histograms to w as an HdrHistogram log
 // (tags "steady" and "disruption"), readable by HdrHistogram's tools.
-func (s *latencyState) writeLatencyLog(w io.Writer) error {
+func (s *latencyCheck) writeLatencyLog(w io.Writer) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	if err := lw.OutputLogFormatVersion(); err != nil {
 		return err

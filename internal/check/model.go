@@ -1,31 +1,66 @@
 package check
 
-import (
-	"fmt"
-	"sort"
+import "fmt"
 
-	"github.com/chaosbench/chaosbench/internal/history"
-)
+// model is the group model: who owns each partition, which partitions
+// are live, the disruptions and their pauses, the offsets acknowledged
+// and processed, and the group's lag over time. The pass hands it every
+// event (events.go); it changes only itself, and tells the checkers
+// through their hooks (checker.go). Every checker reads it and none
+// changes it, with one exception: a disruption's catch-up is settled when
+// the latency check asks (model.catchingUp). Its state is bounded by
+// partitions, members and disruptions.
+type model struct {
+	opts  Options
+	grace int64
+	cell  CellInfo
+	stats HistoryStats
 
-// The group model: who owns each partition, which partitions are live,
-// and the disruptions. Every checker reads it; only the hooks below change
-// it. Its state is bounded by partitions, members and disruptions.
+	phase     string
+	shutdown  bool
+	drainEndT int64 // from cell.json; the done phase overrides
+
+	parts       []*partition
+	members     map[memberKey]*member
+	recent      [16]*member // a cache of members (model.member)
+	memberOrder []*member
+	disr        []*disruption
+	// steps maps a chaos step to its disruption (resume finds its pause).
+	steps map[int]*disruption
+
+	live     int
+	openDisr int   // disruptions with a partition not live again
+	lagTotal int64 // the sum of the partitions' lag
+
+	// lastJoin is the latest member that started and has not been
+	// assigned anything yet: the likely cause of an unplanned rebalance.
+	lastJoin *member
+	// joiningSeen: the history's members write joining (their join
+	// request follows), so their started no longer marks a join.
+	joiningSeen bool
+
+	tl timeline
+
+	hooks hooks
+}
 
 // member is one incarnation of a consumer-group member.
 type member struct {
 	proc  string
 	inc   int
 	name  string // "m1.0"
-	load  *procLoad
 	alive bool
 	// joined: it has been given an assignment (possibly empty).
 	joined bool
 	// assignT[p] is when this member was last assigned p (-1: never).
 	assignT []int64
 	// owned counts the partitions it owns; ownedSince is when it went
-	// from none to some.
+	// from none to some; ownedNs is how long it owned some before that.
 	owned      int
 	ownedSince int64
+	ownedNs    int64
+	// processed counts the records it processed, redeliveries included.
+	processed int64
 }
 
 func (m *member) assignedAt(p int32) int64 {
@@ -56,21 +91,13 @@ type partition struct {
 	everOwned bool
 	// lastOwner is the name of the last member that owned p.
 	lastOwner string
-	// live: processed by its owner since its ownership began (design.md,
+	// live: processed by its owner since its ownership began (docs/design.md,
 	// "Live partition").
 	live bool
 	// pause is the open pause (ownership ended, not live again); last is
 	// the most recent pause, open or not, to which redeliveries belong.
 	pause *pause
 	last  *pause
-
-	// lastProcT is when its owner last processed it (0: not since the
-	// ownership began), for the kept partitions' stall; keptW is its
-	// longest wait so far in disruption keptD, a candidate until it is
-	// known that p did not pause in keptD.
-	lastProcT int64
-	keptW     int64
-	keptD     *disruption
 
 	processed intervals // offsets processed at least once
 	acked     intervals // offsets of acknowledged produced records
@@ -79,65 +106,14 @@ type partition struct {
 	records int64
 }
 
-// pause is one partition's pause in one disruption.
-type pause struct {
-	p     *partition
-	d     *disruption
-	from  *member // the owner that stopped
-	to    *member // the owner whose processing ended the pause
-	start int64
-	end   int64 // 0 while open
-	// reacquired is when a member was (re)assigned the partition, or the
-	// paused owner resumed; 0 while nobody has it.
-	reacquired int64
-	idle       bool
-	// bound: records processed at or above the committed offset the next
-	// owner starts from (when the pause began, until it is taken over);
-	// extra: records the old owner processed while not owning it.
-	bound int64
-	extra int64
-	dups  int64
-}
-
-// disruption is a chaos step or an unplanned membership change.
-type disruption struct {
-	out       Disruption
-	pauses    []*pause
-	open      int   // pauses still open
-	last      int64 // last activity: a pause ended or an assignment event
-	gens      map[int32]struct{}
-	before    []*member // owners at the start, by partition
-	after     []*member // owners when the window last closed
-	closed    bool      // after is valid
-	assignees map[string]struct{}
-	groupStop int64
-	// keptStall is the longest wait of a partition that kept its owner
-	// through the disruption; keptStallP is that partition (-1: none).
-	keptStall  int64
-	keptStallP int32
-	dups       int64
-	// reassignments counts partitions given to a member other than their
-	// last owner, every time (moved counts only the net change).
-	reassignments int
-	// lagBefore is the group's highest lag at any moment of the baseline
-	// before it; caughtUp is set once the lag is back to it after the
-	// window.
-	lagBefore int64
-	caughtUp  bool
-	caughtUpT int64
-	// backlog: it began while the previous disruption's backlog was not
-	// worked off; it inherits that catch-up even if it pauses nothing.
-	backlog bool
-}
-
-func (a *analyzer) part(id int32) *partition {
+func (g *model) part(id int32) *partition {
 	if id < 0 {
 		return nil
 	}
-	for int(id) >= len(a.parts) {
-		a.parts = append(a.parts, &partition{id: int32(len(a.parts)), committed: -1})
+	for int(id) >= len(g.parts) {
+		g.parts = append(g.parts, &partition{id: int32(len(g.parts)), committed: -1})
 	}
-	return a.parts[id]
+	return g.parts[id]
 }
 
 type memberKey struct {
@@ -145,50 +121,52 @@ type memberKey struct {
 	inc  int
 }
 
-func (a *analyzer) member(proc string, inc int) *member {
+func (g *model) member(proc string, inc int) *member {
 	// Nearly every event names a member seen before: a small cache, by
 	// the name's last byte and the incarnation, saves the map lookup.
 	var cached **member
 	if proc != "" {
-		cached = &a.recent[(int(proc[len(proc)-1])+inc*5)&(len(a.recent)-1)]
+		cached = &g.recent[(int(proc[len(proc)-1])+inc*5)&(len(g.recent)-1)]
 		if m := *cached; m != nil && m.inc == inc && m.proc == proc {
 			return m
 		}
 	}
 	k := memberKey{proc, inc}
-	if m := a.members[k]; m != nil {
+	if m := g.members[k]; m != nil {
 		if cached != nil {
 			*cached = m
 		}
 		return m
 	}
-	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), alive: true, load: a.procLoad(proc)}
-	a.members[k] = m
-	a.memberOrder = append(a.memberOrder, m)
+	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), alive: true}
+	g.members[k] = m
+	g.memberOrder = append(g.memberOrder, m)
 	return m
 }
 
 // lookupMember returns a member that has appeared in the history, or nil.
-func (a *analyzer) lookupMember(proc string, inc int) *member {
-	return a.members[memberKey{proc, inc}]
+func (g *model) lookupMember(proc string, inc int) *member {
+	return g.members[memberKey{proc, inc}]
 }
 
 // setOwner makes m the owner of p (nil: nobody).
-func (a *analyzer) setOwner(p *partition, m *member, t int64) {
+func (g *model) setOwner(p *partition, m *member, t int64) {
 	if p.owner == m {
 		return
 	}
-	if a.shutdown && a.drainEndT > 0 && t > a.drainEndT {
-		t = a.drainEndT // ownership is counted up to the end of the drain
+	if g.shutdown && g.drainEndT > 0 && t > g.drainEndT {
+		t = g.drainEndT // ownership is counted up to the end of the drain
+	}
+	for _, h := range g.hooks.ownership {
+		h.ownerChanging(p, m, t)
 	}
 	if o := p.owner; o != nil {
 		o.owned--
 		if o.owned == 0 {
-			o.load.ownedNs += t - o.ownedSince
+			o.ownedNs += t - o.ownedSince
 		}
 	}
 	p.owner = m
-	p.lastProcT = 0
 	if m != nil {
 		p.everOwned = true
 		p.lastOwner = m.proc
@@ -197,6 +175,14 @@ func (a *analyzer) setOwner(p *partition, m *member, t int64) {
 		}
 		m.owned++
 	}
+}
+
+// zombie reports whether m processing p now is a zombie's: another member
+// owns p under a newer assignment than m's. The overlap and ordering
+// checks ask.
+func (p *partition) zombie(m *member) bool {
+	o := p.owner
+	return o != nil && o != m && o.assignedAt(p.id) > m.assignedAt(p.id)
 }
 
 func (p *partition) removeHolder(m *member) {
@@ -220,300 +206,65 @@ func (p *partition) nothingToConsume() bool {
 }
 
 // assign records that m was assigned p at t.
-func (a *analyzer) assign(p *partition, m *member, t int64, trig string) {
+func (g *model) assign(p *partition, m *member, t int64, trig string) {
 	m.setAssigned(p.id, t)
 	p.holders = append(p.holders, m)
 	if old := p.owner; old != nil && old != m && p.pause == nil {
 		// The old owner never gave p up (killed, frozen, fenced): its
 		// ownership ends now.
-		a.endOwnership(p, t, nil, "reassigned from "+old.name)
+		g.beginPause(p, t, nil, "reassigned from "+old.name)
 	}
-	if p.lastOwner != "" && p.lastOwner != m.proc && !a.shutdown {
-		if d := a.current(t); d != nil {
-			d.reassignments++
-		}
-	}
-	a.setOwner(p, m, t)
-	if pp := p.pause; pp != nil && !a.shutdown {
-		a.reacquire(pp, t, m)
-	}
-}
-
-// reacquire: a member took p over (or its paused owner went on) at t.
-func (a *analyzer) reacquire(pp *pause, t int64, m *member) {
-	p := pp.p
-	if pp.reacquired == 0 {
-		// The new owner starts from the commit it can see: the latest one
-		// recorded before now (a commit is recorded after the broker
-		// acknowledged it). What the old owner processed at or above it
-		// can come again.
-		pp.bound = p.processed.countFrom(max(p.committed, 0))
-	}
-	pp.reacquired = t
-	if p.nothingToConsume() {
-		a.closePause(pp, t, true, m)
+	g.setOwner(p, m, t)
+	if pp := p.pause; pp != nil && !g.shutdown {
+		g.reacquire(pp, t, m)
 	}
 }
 
 // unassign records that m gave up p (revoked or lost) at t.
-func (a *analyzer) unassign(p *partition, m *member, t int64, trig string) {
+func (g *model) unassign(p *partition, m *member, t int64, trig string) {
 	p.removeHolder(m)
 	if p.owner != m {
 		return // a stale holder (zombie) learning it lost p: no change
 	}
-	a.endOwnership(p, t, nil, trig)
-	a.setOwner(p, nil, t)
+	g.beginPause(p, t, nil, trig)
+	g.setOwner(p, nil, t)
 }
 
 // lose records that m learned it lost p at t (a session or poll timeout).
 // A member losing its membership is a disruption of its own, unless a
 // window is still open or the latest chaos step targeted that member.
-func (a *analyzer) lose(p *partition, m *member, t int64) {
+func (g *model) lose(p *partition, m *member, t int64) {
 	p.removeHolder(m)
 	if p.owner != m {
 		return
 	}
 	var d *disruption
-	if c := a.current(t); c != nil && (c.open > 0 || c.out.Target == m.proc) {
+	if c := g.current(t); c != nil && (c.open > 0 || c.out.Target == m.proc) {
 		d = c
-	} else if !a.shutdown {
-		d = a.open(t, "rebalance", "lost by "+m.name)
+	} else if !g.shutdown {
+		d = g.open(t, "rebalance", "lost by "+m.name)
 	}
-	a.endOwnership(p, t, d, "")
-	a.setOwner(p, nil, t)
-}
-
-// endOwnership: p's owner stopped processing it at t. d is the
-// disruption that caused it, if known (a chaos step); otherwise the
-// current one, or a new unplanned one with the given trigger.
-func (a *analyzer) endOwnership(p *partition, t int64, d *disruption, trig string) {
-	if p.pause != nil {
-		return // already stopped: the first cause counts
-	}
-	if a.shutdown {
-		if p.live {
-			p.live = false
-			a.live--
-		}
-		return
-	}
-	if d == nil {
-		d = a.current(t)
-		if d == nil {
-			d = a.open(t, "rebalance", trig)
-		}
-	}
-	if p.keptD == d {
-		p.keptD, p.keptW = nil, 0 // it paused in d after all: not kept
-	} else {
-		a.settleKept(p)
-	}
-	pp := &pause{p: p, d: d, from: p.owner, start: t}
-	pp.bound = p.processed.countFrom(max(p.committed, 0))
-	p.pause, p.last = pp, pp
-	d.pauses = append(d.pauses, pp)
-	d.caughtUp = false // a new pause: a new backlog to work off
-	if d.open == 0 {
-		a.openDisr++
-	}
-	d.open++
-	a.touch(d, t)
-	if p.live {
-		p.live = false
-		a.live--
-		if a.live == 0 {
-			a.stopStart, a.stopD = t, d
-		}
-	}
-}
-
-// becomeLive: p's owner processed it (or, idle, got it) at t.
-func (a *analyzer) becomeLive(p *partition, t int64) {
-	if p.live {
-		return
-	}
-	p.live = true
-	a.live++
-	if a.live == 1 && a.stopD != nil {
-		if d := t - a.stopStart; d > a.stopD.groupStop {
-			a.stopD.groupStop = d
-		}
-		a.stopD = nil
-	}
-}
-
-// closePause ends an open pause at t.
-func (a *analyzer) closePause(pp *pause, t int64, idle bool, to *member) {
-	pp.end, pp.idle, pp.to = t, idle, to
-	p := pp.p
-	p.pause = nil
-	a.becomeLive(p, t)
-	d := pp.d
-	d.open--
-	if d.open == 0 {
-		a.openDisr--
-	}
-	a.touch(d, t)
-	if d.open == 0 {
-		d.snapshotAfter(a)
-		a.sampleSpread()
-	}
-}
-
-// current returns the disruption an ownership change at t belongs to:
-// the most recent one that is open (a partition it affected is not live
-// again), still pending (it is the latest and has affected nothing yet),
-// or ended less than the rebalance grace ago; nil if none.
-func (a *analyzer) current(t int64) *disruption {
-	for i := len(a.disr) - 1; i >= 0; i-- {
-		d := a.disr[i]
-		if d.open > 0 || t-d.last <= a.grace {
-			return d
-		}
-		if i == len(a.disr)-1 && len(d.pauses) == 0 {
-			return d
-		}
-	}
-	return nil
-}
-
-// open starts a disruption at t.
-func (a *analyzer) open(t int64, cause, trig string) *disruption {
-	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}, keptStallP: -1}
-	d.out = Disruption{ID: len(a.disr) + 1, Cause: cause, Trigger: trig, Phase: a.phase, StartT: t}
-	d.last = t
-	a.lat.settle(a, t) // the previous disruption's window cannot grow now
-	// The lag level it must come back to is the steady state's: measured
-	// after the previous disruption caught up, or inherited from it while
-	// it has not.
-	from := t - int64(a.opts.BaselineWindow)
-	var prev *disruption
-	if n := len(a.disr); n > 0 {
-		prev = a.disr[n-1]
-		switch {
-		case len(prev.pauses) == 0:
-			from = max(from, prev.last)
-		case prev.open == 0 && prev.caughtUp:
-			from = max(from, prev.caughtUpT)
-		default:
-			from = t // still disrupted: nothing to measure
-			d.backlog = true
-		}
-	}
-	if lag, ok := a.tl.peakBefore(from, t); ok {
-		d.lagBefore = lag
-	} else if prev != nil {
-		d.lagBefore = prev.lagBefore
-	} else {
-		d.lagBefore = a.lagTotal
-	}
-	d.before = make([]*member, len(a.parts))
-	for i, p := range a.parts {
-		d.before[i] = p.owner
-	}
-	a.disr = append(a.disr, d)
-	return d
-}
-
-// keptWait: m, p's owner, processed record e of p. If m owned p when the
-// latest disruption began and p has had no pause in it, the wait of e
-// (from when it was sent, or the previous record was processed, or the
-// disruption began, whichever came last) is a stall of a kept partition,
-// when it began before the disruption's window ended (plus the rebalance
-// grace). Incremental protocols move few partitions, but a client may
-// still hold back the ones it keeps. The partition's longest wait is a
-// candidate until it is known that p did not pause in the disruption
-// later (endOwnership drops it), and counts once another disruption
-// begins or the history ends (settleKept).
-func (a *analyzer) keptWait(p *partition, m *member, e *history.Event) {
-	prev := p.lastProcT
-	p.lastProcT = e.T
-	if e.IntendedT == 0 || a.shutdown || len(a.disr) == 0 {
-		return
-	}
-	d := a.disr[len(a.disr)-1]
-	if int(p.id) >= len(d.before) || d.before[p.id] != m || (p.last != nil && p.last.d == d) {
-		return
-	}
-	waiting := max(prev, e.IntendedT)
-	if waiting > d.last+a.grace {
-		return
-	}
-	if p.keptD != d {
-		a.settleKept(p)
-		p.keptD = d
-	}
-	p.keptW = max(p.keptW, e.T-max(waiting, d.out.StartT))
-}
-
-// settleKept counts p's candidate wait in its disruption: p kept its
-// owner through it.
-func (a *analyzer) settleKept(p *partition) {
-	d, w := p.keptD, p.keptW
-	p.keptD, p.keptW = nil, 0
-	if d == nil || w <= 0 {
-		return
-	}
-	if w > d.keptStall || (w == d.keptStall && p.id < d.keptStallP) {
-		d.keptStall, d.keptStallP = w, p.id
-	}
-}
-
-// touch records activity of d at t: its window reaches at least to t.
-func (a *analyzer) touch(d *disruption, t int64) {
-	if t > d.last {
-		d.last = t
-	}
-	a.lat.extend(d)
-}
-
-// rebalanceEvent attributes an assignment event to the current
-// disruption, if any.
-func (a *analyzer) rebalanceEvent(t int64, gen int32, m *member, assigned bool) {
-	if a.shutdown {
-		return
-	}
-	d := a.current(t)
-	if d == nil {
-		return
-	}
-	a.touch(d, t)
-	if gen > 0 {
-		d.gens[gen] = struct{}{}
-	}
-	if assigned {
-		d.assignees[m.proc] = struct{}{}
-	}
-	if d.open == 0 {
-		d.snapshotAfter(a) // settled, as far as is known now
-	}
-}
-
-func (d *disruption) snapshotAfter(a *analyzer) {
-	d.after = make([]*member, len(a.parts))
-	for i, p := range a.parts {
-		d.after[i] = p.owner
-	}
-	d.closed = true
+	g.beginPause(p, t, d, "")
+	g.setOwner(p, nil, t)
 }
 
 // stopMember: a chaos step stopped m processing at t (kill, stop, pause,
 // slow, restart): every partition it owns is paused, caused by d.
-func (a *analyzer) stopMember(m *member, t int64, d *disruption) {
-	for _, p := range a.parts {
+func (g *model) stopMember(m *member, t int64, d *disruption) {
+	for _, p := range g.parts {
 		if p.owner == m {
-			a.endOwnership(p, t, d, "")
+			g.beginPause(p, t, d, "")
 		}
 	}
 }
 
 // memberGone: m's process is gone (killed or exited): it holds nothing.
-func (a *analyzer) memberGone(m *member, t int64, d *disruption, trig string) {
+func (g *model) memberGone(m *member, t int64, d *disruption, trig string) {
 	m.alive = false
-	for _, p := range a.parts {
+	for _, p := range g.parts {
 		if p.owner == m {
-			a.endOwnership(p, t, d, trig)
-			a.setOwner(p, nil, t)
+			g.beginPause(p, t, d, trig)
+			g.setOwner(p, nil, t)
 		}
 		p.removeHolder(m)
 	}
@@ -521,20 +272,39 @@ func (a *analyzer) memberGone(m *member, t int64, d *disruption, trig string) {
 
 // resumeMember: a paused member was let go on at t: the partitions it
 // still owns are reacquired.
-func (a *analyzer) resumeMember(m *member, t int64) {
-	for _, p := range a.parts {
-		if pp := p.pause; pp != nil && p.owner == m && !a.shutdown {
-			a.reacquire(pp, t, m)
+func (g *model) resumeMember(m *member, t int64) {
+	for _, p := range g.parts {
+		if pp := p.pause; pp != nil && p.owner == m && !g.shutdown {
+			g.reacquire(pp, t, m)
 		}
 	}
 }
 
-// sortedMembers returns the members in order of first appearance.
-func sortedNames(set map[string]struct{}) []string {
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
+// becomeLive: p's owner processed it (or, idle, got it) at t.
+func (g *model) becomeLive(p *partition, t int64) {
+	if p.live {
+		return
 	}
-	sort.Strings(out)
-	return out
+	p.live = true
+	g.live++
+	if g.live == 1 {
+		for _, h := range g.hooks.live {
+			h.groupResumed(t)
+		}
+	}
+}
+
+// notLive: p stopped being live at t, paused in d (nil: the run is
+// shutting down).
+func (g *model) notLive(p *partition, t int64, d *disruption) {
+	if !p.live {
+		return
+	}
+	p.live = false
+	g.live--
+	if g.live == 0 {
+		for _, h := range g.hooks.live {
+			h.groupStopped(t, d)
+		}
+	}
 }

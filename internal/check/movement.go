@@ -5,14 +5,46 @@ import (
 	"sort"
 )
 
-// Movement (design.md, "Movement"): the partitions whose owner changed
-// between the assignment before a disruption and the one when its window
-// closed, against the fewest moves any balanced assignment of the members
-// at the end needed. Disruptions whose windows overlap form one episode,
+// Movement (docs/summary.md, `movement`): the partitions whose owner
+// changed between the assignment before a disruption and the one when its
+// window closed (the model's snapshots, disruption.before and after),
+// against the fewest moves any balanced assignment of the members at the
+// end needed. Disruptions whose windows overlap form one episode,
 // compared from the start of its first to the end of its last and carried
 // by its first disruption, so that no move counts twice. Owners are
 // compared by member name: a member that restarts and gets its partitions
-// back kept them.
+// back kept them. Reassignments count, every time, the partitions given
+// to a member other than their last owner (moved counts only the net
+// change).
+type movementCheck struct {
+	g *model
+	// reassignments counts them per disruption, by disruption ID - 1.
+	reassignments []int
+}
+
+// ownerChanging counts a partition given to a member other than its last
+// owner, in the disruption the change belongs to.
+func (c *movementCheck) ownerChanging(p *partition, to *member, t int64) {
+	if to == nil || p.lastOwner == "" || p.lastOwner == to.proc || c.g.shutdown {
+		return
+	}
+	d := c.g.current(t)
+	if d == nil {
+		return
+	}
+	for len(c.reassignments) < d.out.ID {
+		c.reassignments = append(c.reassignments, 0)
+	}
+	c.reassignments[d.out.ID-1]++
+}
+
+func (c *movementCheck) reassignmentsIn(d *disruption) int {
+	if d.out.ID <= len(c.reassignments) {
+		return c.reassignments[d.out.ID-1]
+	}
+	return 0
+}
+
 func episodeMovement(ds []*disruption) (moved, minMoves int, ok bool) {
 	first, last := ds[0], ds[0]
 	for _, d := range ds {
@@ -78,22 +110,22 @@ func maxKept(counts map[string]int, n, total int) int {
 	return kept
 }
 
-func (a *analyzer) movementResult(s *Summary) {
+func (c *movementCheck) result(s *Summary) {
 	r := &s.Movement
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
-	for _, ep := range a.episodes() {
+	for _, ep := range episodes(c.g.disr) {
 		moved, least, ok := episodeMovement(ep)
 		head := &s.Disruptions[ep[0].out.ID-1]
 		head.Moved, head.MinMoves, head.MovementKnown = moved, least, ok
 		for _, d := range ep {
 			o := &s.Disruptions[d.out.ID-1]
-			o.Reassignments = d.reassignments
+			o.Reassignments = c.reassignmentsIn(d)
 			if d != ep[0] {
 				o.MovementKnown = ok
 				o.MovementIn = ep[0].out.ID
 			}
 			if d.headline() {
-				r.Reassignments += d.reassignments
+				r.Reassignments += o.Reassignments
 			}
 		}
 		if ok && ep[0].headline() {
@@ -109,10 +141,10 @@ func (a *analyzer) movementResult(s *Summary) {
 
 // episodes groups the disruptions (in order of start) into runs whose
 // windows overlap; an unfinished window reaches to the end.
-func (a *analyzer) episodes() [][]*disruption {
+func episodes(disr []*disruption) [][]*disruption {
 	var out [][]*disruption
 	var reach int64
-	for _, d := range a.disr {
+	for _, d := range disr {
 		end := d.last
 		if d.open > 0 {
 			end = math.MaxInt64

@@ -6,7 +6,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 )
 
-// Ordering (design.md, "Ordering violation"): each producer numbers the
+// Ordering (docs/summary.md, `ordering`): each producer numbers the
 // records of each key 0, 1, 2, ...; a processed record whose seq is below
 // the highest seq already processed for its (producer, key), and which
 // was never processed before, is a reorder. Re-processing the same
@@ -19,7 +19,8 @@ import (
 // key moved), zombie (processed by a member that no longer owned the
 // partition: an overlap) or same_partition (the log itself is out of
 // order).
-type orderState struct {
+type orderingCheck struct {
+	g *model
 	// keys holds each producer's keys (keytable.go).
 	keys map[string]*keyTable
 	n    int64
@@ -71,16 +72,15 @@ func (k *keyState) add(seq int64) bool {
 	return k.more.add(seq)
 }
 
-func (s *orderState) init() {
-	s.keys = map[string]*keyTable{}
-	s.ex = map[string][]Example{}
+func newOrderingCheck(g *model) *orderingCheck {
+	return &orderingCheck{g: g, keys: map[string]*keyTable{}, ex: map[string][]Example{}}
 }
 
-func (s *orderState) example(a *analyzer, kind string, e Example) {
-	if len(s.ex[kind]) < a.opts.MaxExamples {
+func (s *orderingCheck) example(kind string, e Example) {
+	if len(s.ex[kind]) < s.g.opts.MaxExamples {
 		s.ex[kind] = append(s.ex[kind], e)
 	}
-	if kind != "producer_duplicate" && len(s.all) < a.opts.MaxExamples {
+	if kind != "producer_duplicate" && len(s.all) < s.g.opts.MaxExamples {
 		s.all = append(s.all, e)
 	}
 }
@@ -102,8 +102,8 @@ type pendingRecord struct {
 // keys up together.
 const pendingRecords = 64
 
-func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Event, first, zombie bool) {
-	if !first || e.Key == "" || e.Seq < 0 {
+func (s *orderingCheck) firstProcessed(p *partition, m *member, e *history.Event) {
+	if e.Key == "" || e.Seq < 0 {
 		return
 	}
 	// The check of a record changes nothing any other check reads, so it
@@ -111,14 +111,14 @@ func (s *orderState) observe(a *analyzer, p *partition, m *member, e *history.Ev
 	// far larger than the processor's caches, are then fetched together
 	// (flush), not one cache miss after another.
 	s.pending = append(s.pending, pendingRecord{t: e.T, offset: e.Offset, seq: e.Seq, key: e.Key, producer: e.Producer,
-		proc: m.name, part: p.id, zombie: zombie})
+		proc: m.name, part: p.id, zombie: p.zombie(m)})
 	if len(s.pending) == pendingRecords {
-		s.flush(a)
+		s.flush()
 	}
 }
 
 // flush checks the pending records, in the order they were processed.
-func (s *orderState) flush(a *analyzer) {
+func (s *orderingCheck) flush() {
 	// Start every key's fetch before waiting for any: the loads of each
 	// pass below are independent, so the processor has many cache misses
 	// in flight at once, first the keys' index entries, then their states.
@@ -136,14 +136,14 @@ func (s *orderState) flush(a *analyzer) {
 		s.sink += r.keys.touch(r.hint)
 	}
 	for i := range s.pending {
-		s.check(a, &s.pending[i])
+		s.check(&s.pending[i])
 		s.pending[i] = pendingRecord{}
 	}
 	s.pending = s.pending[:0]
 }
 
 // table returns a producer's key table.
-func (s *orderState) table(producer string) *keyTable {
+func (s *orderingCheck) table(producer string) *keyTable {
 	// Histories have few producers: remember the last one's keys.
 	if producer == s.lastProducer && s.lastKeys != nil {
 		return s.lastKeys
@@ -157,14 +157,14 @@ func (s *orderState) table(producer string) *keyTable {
 	return t
 }
 
-func (s *orderState) check(a *analyzer, r *pendingRecord) {
+func (s *orderingCheck) check(r *pendingRecord) {
 	k, added := r.keys.state(r.key, r.hash)
 	if added {
 		s.n++
 	}
 	if !k.add(r.seq) {
 		s.producerDups++
-		s.example(a, "producer_duplicate", Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
+		s.example("producer_duplicate", Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
 			Key: r.key, Seq: ptr(r.seq), Producer: r.producer, Detail: "this producer, key and seq were processed before at another offset"})
 		return
 	}
@@ -188,19 +188,18 @@ func (s *orderState) check(a *analyzer, r *pendingRecord) {
 		s.same++
 		kind, detail = "reorder_same_partition", fmt.Sprintf("seq %d was processed before, on the same partition", k.maxSeq)
 	}
-	s.example(a, kind, Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
+	s.example(kind, Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
 		Key: r.key, Seq: ptr(r.seq), Producer: r.producer, Detail: detail})
 }
 
-func (a *analyzer) orderingResult(s *Summary) {
-	o := &a.ord
-	o.flush(a)
+func (o *orderingCheck) result(s *Summary) {
+	o.flush()
 	r := &s.Ordering
 	r.Keys = o.n
 	r.Reorders, r.PartitionChange, r.Zombie, r.SamePartition = o.reorders, o.partChange, o.zombie, o.same
 	r.ProducerDuplicates = o.producerDups
 	r.Check = Check{Verdict: Valid, Expect: "per-key order kept within a partition (idempotent producer); reorders after a partition-count change or by zombies are reported", Examples: o.all}
-	idem := a.cell.IdempotentProducer
+	idem := o.g.cell.IdempotentProducer
 	bad := r.SamePartition + r.ProducerDuplicates
 	switch {
 	case bad == 0:

@@ -6,12 +6,13 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 )
 
-// Overlap (design.md, "Overlap"): a processed event by member A for
+// Overlap (docs/summary.md, `overlap`): a processed event by member A for
 // partition p while another member B held p under a newer assignment (B's
-// assigned for p came after A's). Counted as events and as incidents
-// (distinct A, p, B). Processing of a partition nobody owns, by a member
-// that does not hold it either, is counted apart as unowned.
-type overlapState struct {
+// assigned for p came after A's: partition.zombie). Counted as events and
+// as incidents (distinct A, p, B). Processing of a partition nobody owns,
+// by a member that does not hold it either, is counted apart as unowned.
+type overlapCheck struct {
+	g         *model
 	events    int64
 	incidents map[incident]struct{}
 	unowned   int64
@@ -23,34 +24,33 @@ type incident struct {
 	p    int32
 }
 
-func (s *overlapState) init() { s.incidents = map[incident]struct{}{} }
+func newOverlapCheck(g *model) *overlapCheck {
+	return &overlapCheck{g: g, incidents: map[incident]struct{}{}}
+}
 
-// overlapCheck reports whether m processing p now is a zombie's.
-func (a *analyzer) overlapCheck(p *partition, m *member, e *history.Event) bool {
-	s := &a.ovl
+func (s *overlapCheck) processed(p *partition, m *member, e *history.Event) {
 	o := p.owner
 	if o == nil {
 		if p.everOwned && !holds(p, m) {
 			s.unowned++
-			if len(s.exUn) < a.opts.MaxExamples {
+			if len(s.exUn) < s.g.opts.MaxExamples {
 				s.exUn = append(s.exUn, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset), Detail: "no member owned the partition"})
 			}
 		}
-		return false
+		return
 	}
-	if o == m || o.assignedAt(p.id) <= m.assignedAt(p.id) {
-		return false
+	if !p.zombie(m) {
+		return
 	}
 	s.events++
 	k := incident{m, o, p.id}
 	if _, ok := s.incidents[k]; !ok {
 		s.incidents[k] = struct{}{}
-		if len(s.ex) < a.opts.MaxExamples {
+		if len(s.ex) < s.g.opts.MaxExamples {
 			s.ex = append(s.ex, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset), Other: o.name,
 				Detail: fmt.Sprintf("%s was assigned the partition after %s", o.name, m.name)})
 		}
 	}
-	return true
 }
 
 func holds(p *partition, m *member) bool {
@@ -62,8 +62,7 @@ func holds(p *partition, m *member) bool {
 	return false
 }
 
-func (a *analyzer) overlapResult(s *Summary) {
-	o := &a.ovl
+func (o *overlapCheck) result(s *Summary) {
 	r := &s.Overlap
 	r.Events, r.Incidents, r.Unowned = o.events, len(o.incidents), o.unowned
 	r.Check = Check{Verdict: Valid, Expect: "reported: zombie processing is measured; its effects are judged by the duplicate and ordering checks", Examples: o.ex}

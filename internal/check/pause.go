@@ -6,15 +6,156 @@ import (
 	"sort"
 )
 
-// Partition pause, group stop, disruption windows (design.md, "Metric
-// definitions"). The model (model.go) opens and closes the pauses while
-// the history streams; this file turns them into results.
+// Partition pause (docs/summary.md, `pause`): for each partition and
+// disruption, from the moment its owner stopped processing it to the
+// first processed event for it by its next owner. This file holds the
+// whole life of a pause, which is part of the group model:
+//
+//   - It begins (beginPause) at the first of: the owner's revoked or lost
+//     (model.unassign, model.lose); the chaos step that killed, stopped,
+//     paused, slowed or restarted the owner (model.stopMember); the
+//     owner's exit (model.memberGone); another member's assigned for it,
+//     the owner never having given it up (model.assign). A later cause
+//     of the same stop changes nothing.
+//   - It is taken over (reacquire) when a member is assigned the
+//     partition, or the paused owner is let go on (model.resumeMember).
+//   - It ends (endPause) at the first processed event by the partition's
+//     owner (processedBy), or, when there is nothing to consume, at the
+//     takeover: the pause is idle.
+//   - When the history ends (settlePauses), a pause still open is idle if
+//     its partition was taken over with nothing to consume (measured to
+//     the takeover), and unfinished otherwise.
+//
+// A pause belongs to a disruption: the chaos step that caused it, else
+// the current one (model.current), else a new unplanned one; while any
+// of its pauses is open, the disruption is open. During the run's
+// shutdown no pause begins: the partition only stops being live.
+type pause struct {
+	p     *partition
+	d     *disruption
+	from  *member // the owner that stopped
+	to    *member // the owner whose processing ended the pause
+	start int64
+	end   int64 // 0 while open
+	// reacquired is when a member was (re)assigned the partition, or the
+	// paused owner resumed; 0 while nobody has it.
+	reacquired int64
+	idle       bool
+	// bound: records processed at or above the committed offset the next
+	// owner starts from (when the pause began, until it is taken over);
+	// extra: records the old owner processed while not owning it. What
+	// the handover can redeliver (duplicates.go).
+	bound int64
+	extra int64
+}
 
-// finishPauses settles the pauses still open when the history ends: a
+// beginPause: p's owner stopped processing it at t. d is the disruption
+// that caused it, if known (a chaos step); otherwise the current one, or
+// a new unplanned one with the given trigger.
+func (g *model) beginPause(p *partition, t int64, d *disruption, trig string) {
+	if p.pause != nil {
+		return // already stopped: the first cause counts
+	}
+	if g.shutdown {
+		g.notLive(p, t, nil)
+		return
+	}
+	if d == nil {
+		d = g.current(t)
+		if d == nil {
+			d = g.open(t, "rebalance", trig)
+		}
+	}
+	pp := &pause{p: p, d: d, from: p.owner, start: t}
+	pp.bound = p.processed.countFrom(max(p.committed, 0))
+	p.pause, p.last = pp, pp
+	d.pauses = append(d.pauses, pp)
+	d.caughtUp = false // a new pause: a new backlog to work off
+	if d.open == 0 {
+		g.openDisr++
+	}
+	d.open++
+	g.touch(d, t)
+	g.notLive(p, t, d)
+	for _, h := range g.hooks.pause {
+		h.pauseBegan(pp)
+	}
+}
+
+// reacquire: a member took p over (or its paused owner went on) at t.
+func (g *model) reacquire(pp *pause, t int64, m *member) {
+	p := pp.p
+	if pp.reacquired == 0 {
+		// The new owner starts from the commit it can see: the latest one
+		// recorded before now (a commit is recorded after the broker
+		// acknowledged it). What the old owner processed at or above it
+		// can come again.
+		pp.bound = p.processed.countFrom(max(p.committed, 0))
+	}
+	pp.reacquired = t
+	if p.nothingToConsume() {
+		g.endPause(pp, t, true, m)
+	}
+}
+
+// endsPause reports whether m processing p now ends p's pause: m owns p,
+// p is paused, and the run is not shutting down.
+func (g *model) endsPause(p *partition, m *member) bool {
+	return p.pause != nil && p.owner == m && !g.shutdown
+}
+
+// processedBy: m processed a record of p at t (the checkers have seen
+// it). Its owner's first record ends p's pause, or makes p live; a
+// record of the member whose stop began p's latest pause is one more it
+// can redeliver.
+func (g *model) processedBy(p *partition, m *member, t int64) {
+	if p.owner == m && p.live && p.pause == nil {
+		return // the usual case, kept inline: p flows on
+	}
+	g.processedByChange(p, m, t)
+}
+
+// processedByChange is processedBy when something changes.
+func (g *model) processedByChange(p *partition, m *member, t int64) {
+	switch {
+	case g.endsPause(p, m):
+		g.endPause(p.pause, t, false, m)
+	case p.owner == m:
+		g.becomeLive(p, t)
+	case p.last != nil && p.last.from == m:
+		p.last.extra++ // the old owner still processing: it can be redelivered too
+	}
+}
+
+// endPause ends an open pause at t: p is live again. The last pause of
+// its disruption to end closes the disruption's window.
+func (g *model) endPause(pp *pause, t int64, idle bool, to *member) {
+	pp.end, pp.idle, pp.to = t, idle, to
+	p := pp.p
+	p.pause = nil
+	g.becomeLive(p, t)
+	d := pp.d
+	d.open--
+	if d.open == 0 {
+		g.openDisr--
+	}
+	g.touch(d, t)
+	if d.open == 0 {
+		d.snapshotAfter(g)
+		for _, h := range g.hooks.window {
+			h.windowClosed(d)
+		}
+	}
+}
+
+// settlePauses settles the pauses still open when the history ends: a
 // partition that a member had taken over but that had nothing to consume
 // is idle (measured to the takeover); otherwise it was never live again.
-func (a *analyzer) finishPauses(end int64) {
-	for _, p := range a.parts {
+// Nothing is measured after the history, so unlike endPause this tells
+// no hook: it only moves the windows' ends and takes the assignment
+// after the windows it closes.
+func (g *model) settlePauses() {
+	for _, p := range g.parts {
 		pp := p.pause
 		if pp == nil {
 			continue
@@ -29,18 +170,15 @@ func (a *analyzer) finishPauses(end int64) {
 		}
 		pp.end = 0 // unfinished
 	}
-	for _, d := range a.disr {
+	for _, d := range g.disr {
 		if d.open == 0 && !d.closed {
-			d.snapshotAfter(a)
+			d.snapshotAfter(g)
 		}
-	}
-	for _, p := range a.parts {
-		a.settleKept(p)
 	}
 }
 
 // counted reports whether a pause counts: its partition received records
-// (design.md: partitions that never received a record are left out).
+// (partitions that never received a record are left out).
 func (pp *pause) counted() bool {
 	return pp.p.records > 0 || pp.p.processed.len() > 0
 }
@@ -53,85 +191,50 @@ func (pp *pause) ns(end int64) int64 {
 	return pp.end - pp.start
 }
 
-// endT is where the analysed history ends: the end of the drain when the
-// history has one (what follows is the run shutting down), else the last
-// event.
-func (a *analyzer) endT() int64 {
-	if a.shutdown && a.drainEndT > 0 && a.drainEndT < a.stats.LastT {
-		return a.drainEndT
+// pauseColumns fills the pause columns of d's row (o): the partitions it
+// paused, its pauses' statistics and partition-seconds (unfinished ones
+// running to end), and the uncommitted window of its handovers.
+func pauseColumns(o *Disruption, d *disruption, end int64) {
+	var vals []int64
+	var sum int64 // ns without processing, unfinished pauses included
+	for _, pp := range d.pauses {
+		if !pp.counted() {
+			continue
+		}
+		o.Partitions++
+		v := pp.ns(end)
+		sum += v
+		switch {
+		case pp.end == 0:
+			o.UnfinishedPartitions++
+			continue
+		case pp.idle:
+			o.IdlePartitions++
+		}
+		vals = append(vals, v)
 	}
-	return a.stats.LastT
-}
-
-// headline reports whether a disruption counts in the cell's headline
-// figures: every disruption except those that began before the steady
-// phase (members joining at start).
-func (d *disruption) headline() bool { return !PreSteady(d.out.Phase) }
-
-// PreSteady reports whether a phase comes before the steady state: the
-// driver's start (members joining) and warmup. Disruptions that begin
-// then are listed but left out of the headline figures, and latency is
-// not recorded then.
-func PreSteady(phase string) bool { return phase == "start" || phase == "warmup" }
-
-func (a *analyzer) finishDisruptions(s *Summary) {
-	end := a.endT()
-	s.Disruptions = make([]Disruption, 0, len(a.disr))
-	for _, d := range a.disr {
-		o := d.out
-		var vals []int64
-		var sum int64 // ns without processing, unfinished pauses included
-		for _, pp := range d.pauses {
-			if !pp.counted() {
-				continue
-			}
-			o.Partitions++
-			v := pp.ns(end)
-			sum += v
-			switch {
-			case pp.end == 0:
-				o.UnfinishedPartitions++
-				continue
-			case pp.idle:
-				o.IdlePartitions++
-			}
-			vals = append(vals, v)
-		}
-		o.Pause = statsOf(vals)
-		o.PartitionSeconds = float64(sum) / 1e9
-		stop := d.groupStop
-		if a.stopD == d && a.live == 0 {
-			// The group was still stopped when the history ended.
-			stop = max(stop, end-a.stopStart)
-		}
-		o.GroupStopMs = float64(stop) / 1e6
-		if d.keptStall > 0 {
-			o.KeptStallMs = float64(d.keptStall) / 1e6
-			o.KeptStallPartition = ptr(d.keptStallP)
-		}
-		if o.UnfinishedPartitions > 0 {
-			o.Unfinished = true
-		} else {
-			o.EndT = max(d.last, o.StartT)
-			o.WindowMs = ptr(float64(o.EndT-o.StartT) / 1e6)
-		}
-		o.Duplicates = d.dups
-		for _, pp := range d.pauses {
-			o.UncommittedBound += pp.bound + pp.extra
-		}
-		o.Generations = len(d.gens)
-		s.Disruptions = append(s.Disruptions, o)
+	o.Pause = statsOf(vals)
+	o.PartitionSeconds = float64(sum) / 1e9
+	for _, pp := range d.pauses {
+		o.UncommittedBound += pp.bound + pp.extra
 	}
 }
 
-func (a *analyzer) pauseResult(s *Summary) {
-	end := a.endT()
+// pauseCheck writes the pauses' part of the summary: every pause, and
+// the statistics over those of the headline disruptions.
+type pauseCheck struct {
+	g *model
+}
+
+func (c *pauseCheck) result(s *Summary) {
+	g := c.g
+	end := g.endT()
 	r := &s.Pause
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
 	var vals []int64
 	var sum int64
 	r.Pauses = []PartitionPause{}
-	for _, d := range a.disr {
+	for _, d := range g.disr {
 		for _, pp := range d.pauses {
 			if !pp.counted() {
 				continue
@@ -165,89 +268,20 @@ func (a *analyzer) pauseResult(s *Summary) {
 	if r.Unfinished > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: Valid, Count: int64(r.Unfinished),
 			Message:  fmt.Sprintf("%s not processed again after the owner stopped, before the history ended", plural(int64(r.Unfinished), "partition")),
-			Examples: a.unfinishedExamples(r.Pauses)})
+			Examples: unfinishedExamples(r.Pauses, g.opts.MaxExamples)})
 	}
-
-	g := &s.GroupStop
-	g.Check = Check{Verdict: Valid, Expect: "measured: eager protocols stop the group, incremental ones should not"}
-	kept := 0.0
-	for _, d := range s.Disruptions {
-		if PreSteady(d.Phase) {
-			continue
-		}
-		if d.GroupStopMs > 0 {
-			g.Disruptions++
-		}
-		g.MaxMs = math.Max(g.MaxMs, d.GroupStopMs)
-		kept = math.Max(kept, d.KeptStallMs)
-	}
-	g.KeptStallMaxMs = &kept
 }
 
-func (a *analyzer) unfinishedExamples(ps []PartitionPause) []Example {
+func unfinishedExamples(ps []PartitionPause, maxExamples int) []Example {
 	var ex []Example
 	for _, x := range ps {
-		if !x.Unfinished || len(ex) >= a.opts.MaxExamples {
+		if !x.Unfinished || len(ex) >= maxExamples {
 			continue
 		}
 		ex = append(ex, Example{T: x.StartT, Partition: ptr(x.Partition), Proc: x.From, Disruption: x.Disruption,
 			Detail: fmt.Sprintf("not live again for %.0f ms until the history ended", x.Ms)})
 	}
 	return ex
-}
-
-func (a *analyzer) recoveryResult(s *Summary) {
-	r := &s.Recovery
-	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
-	r.RateWindowMs = float64(a.opts.RateWindow) / 1e6
-	r.BaselineMs = float64(a.opts.BaselineWindow) / 1e6
-	stop := a.cell.TrafficEndT
-	rw := int64(a.opts.RateWindow)
-	// The rate and lag "before" a disruption are the steady state's: the
-	// baseline starts no earlier than the end of the previous disruption's
-	// recovery, and a disruption that came before the group had recovered
-	// (or too soon after to measure) inherits the previous baseline.
-	var prev baseline
-	var prevEnd int64 // when the previous disruption recovered; -1: it did not
-	for i := range s.Disruptions {
-		d := &s.Disruptions[i]
-		var base baseline
-		if prevEnd >= 0 {
-			base = a.tl.baselineOf(max(d.StartT-int64(a.opts.BaselineWindow), prevEnd), d.StartT, rw)
-		}
-		if !base.ok {
-			base = prev
-		}
-		if base.ok {
-			d.RateBefore, d.LagBefore = base.rate*1e9, base.lag
-		}
-		var at int64
-		if d.Unfinished {
-			d.RecoveryNote = "the disruption never ended"
-		} else {
-			d.RecoveryMs, at, d.RecoveryNote = a.tl.recovery(d.StartT, d.EndT, stop, rw, a.opts.RecoveryFraction, base)
-		}
-		switch {
-		case d.RecoveryMs != nil:
-			prevEnd = max(prevEnd, at)
-		case !d.Unfinished && d.RecoveryNote != "" && !base.ok:
-			// Nothing to recover to: later ones measure their own.
-		default:
-			prevEnd = -1
-		}
-		if base.ok {
-			prev = base
-		}
-		if PreSteady(d.Phase) {
-			continue
-		}
-		if d.RecoveryMs != nil {
-			r.Recovered++
-			r.MaxMs = math.Max(r.MaxMs, *d.RecoveryMs)
-		} else {
-			r.NotRecovered++
-		}
-	}
 }
 
 // statsOf summarises durations given in ns, in ms, with nearest-rank
@@ -274,5 +308,3 @@ func nearestRank[T any](sorted []T, p float64) T {
 	r = min(max(r, 1), n)
 	return sorted[r-1]
 }
-
-func ptr[T any](v T) *T { return &v }

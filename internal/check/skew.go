@@ -5,50 +5,53 @@ import (
 	"sort"
 )
 
-// Skew (design.md, "Skew"): records per partition (max/mean, coefficient
-// of variation, share of the hottest partition), records processed per
-// member per second of ownership, and partitions per member (max - min).
-type skewState struct {
-	procs     map[string]*procLoad
-	order     []*procLoad
+// Skew (docs/summary.md, `skew`): records per partition (max/mean,
+// coefficient of variation, share of the hottest partition), records
+// processed per member per second of ownership, and partitions per member
+// (max - min): at the end of traffic (spread) and the largest whenever an
+// assignment settled (max spread). Records per partition, records per
+// member and time of ownership are the model's (partition.records,
+// member.processed, member.ownedNs); this checker samples the spread.
+type skewCheck struct {
+	g         *model
 	maxSpread int
 	final     map[string]int // the assignment at the end of traffic
 }
 
-// procLoad is one member's work, across its incarnations.
-type procLoad struct {
-	name      string
-	processed int64
-	ownedNs   int64
+// windowClosed samples the spread of a settled assignment.
+func (c *skewCheck) windowClosed(d *disruption) {
+	if c.g.shutdown {
+		return
+	}
+	c.maxSpread = max(c.maxSpread, spread(c.assignmentCounts()))
 }
 
-func (s *skewState) init() { s.procs = map[string]*procLoad{} }
-
-func (a *analyzer) procLoad(proc string) *procLoad {
-	l := a.skew.procs[proc]
-	if l == nil {
-		l = &procLoad{name: proc}
-		a.skew.procs[proc] = l
-		a.skew.order = append(a.skew.order, l)
+// trafficEnded keeps the assignment at the end of traffic: when the
+// drain began or, without a drain phase, when the run began to shut down
+// or the history ended, whichever came first.
+func (c *skewCheck) trafficEnded() {
+	if c.final != nil {
+		return
 	}
-	return l
+	c.final = c.assignmentCounts()
+	c.maxSpread = max(c.maxSpread, spread(c.final))
 }
 
 // assignmentCounts returns the partitions owned per live member (by
 // name), members that own nothing included.
-func (a *analyzer) assignmentCounts() map[string]int {
-	c := map[string]int{}
-	for _, m := range a.memberOrder {
+func (c *skewCheck) assignmentCounts() map[string]int {
+	n := map[string]int{}
+	for _, m := range c.g.memberOrder {
 		if m.alive && m.joined {
-			c[m.proc] += 0
+			n[m.proc] += 0
 		}
 	}
-	for _, p := range a.parts {
+	for _, p := range c.g.parts {
 		if p.owner != nil {
-			c[p.owner.proc]++
+			n[p.owner.proc]++
 		}
 	}
-	return c
+	return n
 }
 
 func spread(c map[string]int) int {
@@ -62,33 +65,27 @@ func spread(c map[string]int) int {
 	return hi - lo
 }
 
-// sampleSpread records the spread of a settled assignment (a disruption's
-// window just closed).
-func (a *analyzer) sampleSpread() {
-	if a.shutdown {
-		return
-	}
-	a.skew.maxSpread = max(a.skew.maxSpread, spread(a.assignmentCounts()))
-}
-
-// sampleSpreadFinal records the assignment at the end of traffic.
-func (a *analyzer) sampleSpreadFinal() {
-	if a.skew.final != nil {
-		return
-	}
-	a.skew.final = a.assignmentCounts()
-	a.skew.maxSpread = max(a.skew.maxSpread, spread(a.skew.final))
-}
-
-func (a *analyzer) skewResult(s *Summary) {
+func (c *skewCheck) result(s *Summary) {
+	c.trafficEnded()
 	r := &s.Skew
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
-	n := len(a.parts)
+	c.recordsPerPartition(r)
+	r.Members = c.memberLoads()
+	r.PartitionsPerMember = c.final
+	r.Spread = spread(r.PartitionsPerMember)
+	r.MaxSpread = c.maxSpread
+}
+
+// recordsPerPartition fills the partitions' side: the acknowledged
+// records of each (or, without acknowledgements, those processed).
+func (c *skewCheck) recordsPerPartition(r *SkewResult) {
+	g := c.g
+	n := len(g.parts)
 	r.RecordsPerPartition = make([]int64, n)
-	useProduced := a.stats.Acked > 0
+	useProduced := g.stats.Acked > 0
 	var sum int64
 	var hot int64 = -1
-	for i, p := range a.parts {
+	for i, p := range g.parts {
 		v := p.records
 		if !useProduced {
 			v = p.processed.len()
@@ -110,30 +107,43 @@ func (a *analyzer) skewResult(s *Summary) {
 		r.CV = math.Sqrt(ss/float64(n)) / mean
 		r.HottestShare = float64(hot) / float64(sum)
 	}
-	// Close the ownership still running at the end.
-	stop := a.endT()
-	for _, m := range a.memberOrder {
+}
+
+// memberLoads returns each member's work, across its incarnations, by
+// name: records processed per second of ownership, the ownership still
+// running counted up to the end of the analysed history.
+func (c *skewCheck) memberLoads() []MemberLoad {
+	type load struct {
+		processed, ownedNs int64
+	}
+	stop := c.g.endT()
+	loads := map[string]*load{}
+	var names []string
+	for _, m := range c.g.memberOrder {
+		l := loads[m.proc]
+		if l == nil {
+			l = &load{}
+			loads[m.proc] = l
+			names = append(names, m.proc)
+		}
+		l.processed += m.processed
+		l.ownedNs += m.ownedNs
 		if m.owned > 0 && stop > m.ownedSince {
-			m.load.ownedNs += stop - m.ownedSince
-			m.ownedSince = stop
+			l.ownedNs += stop - m.ownedSince
 		}
 	}
-	r.Members = []MemberLoad{}
-	for _, l := range a.skew.order {
+	sort.Strings(names)
+	out := []MemberLoad{}
+	for _, n := range names {
+		l := loads[n]
 		if l.processed == 0 && l.ownedNs == 0 {
 			continue
 		}
-		ml := MemberLoad{Member: l.name, Processed: l.processed, OwnedSeconds: float64(l.ownedNs) / 1e9}
+		ml := MemberLoad{Member: n, Processed: l.processed, OwnedSeconds: float64(l.ownedNs) / 1e9}
 		if l.ownedNs > 0 {
 			ml.RecordsPerSec = float64(l.processed) / ml.OwnedSeconds
 		}
-		r.Members = append(r.Members, ml)
+		out = append(out, ml)
 	}
-	sort.Slice(r.Members, func(i, j int) bool { return r.Members[i].Member < r.Members[j].Member })
-	r.PartitionsPerMember = a.skew.final
-	if r.PartitionsPerMember == nil {
-		r.PartitionsPerMember = map[string]int{}
-	}
-	r.Spread = spread(r.PartitionsPerMember)
-	r.MaxSpread = a.skew.maxSpread
+	return out
 }

@@ -1,6 +1,9 @@
 package check
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // SchemaVersion is the version of summary.json (docs/summary.md). It grows
 // by one whenever a field changes meaning or is removed; adding a field
@@ -78,7 +81,7 @@ type Summary struct {
 	Findings []Finding `json:"findings"`
 
 	// latency holds the histograms for WriteCell (not in summary.json).
-	latency *latencyState
+	latency *latencyCheck
 }
 
 // CellInfo identifies the cell and its run (from cell.json and the
@@ -267,7 +270,7 @@ type PartitionPause struct {
 	Unfinished bool `json:"unfinished,omitempty"`
 }
 
-// PauseResult is the partition pause (design.md, "Partition pause").
+// PauseResult is the partition pause (docs/design.md, "Partition pause").
 type PauseResult struct {
 	Check
 	// Headline statistics, over the pauses of every disruption that did
@@ -281,7 +284,7 @@ type PauseResult struct {
 	Pauses []PartitionPause `json:"pauses"`
 }
 
-// GroupStopResult is the group stop (design.md, "Group stop").
+// GroupStopResult is the group stop (docs/design.md, "Group stop").
 type GroupStopResult struct {
 	Check
 	// MaxMs is the longest stop over the counted disruptions.
@@ -295,7 +298,7 @@ type GroupStopResult struct {
 	KeptStallMaxMs *float64 `json:"kept_stall_max_ms,omitempty"`
 }
 
-// RecoveryResult is the recovery time (design.md, "Recovery time").
+// RecoveryResult is the recovery time (docs/design.md, "Recovery time").
 type RecoveryResult struct {
 	Check
 	// MaxMs is the longest recovery over the counted disruptions that
@@ -308,7 +311,7 @@ type RecoveryResult struct {
 	BaselineMs   float64 `json:"baseline_ms"`
 }
 
-// DuplicatesResult is the duplicate check (design.md, "Duplicate").
+// DuplicatesResult is the duplicate check (docs/design.md, "Duplicate").
 type DuplicatesResult struct {
 	Check
 	Count int64 `json:"count"`
@@ -323,7 +326,7 @@ type DuplicatesResult struct {
 	BeyondUncommitted int `json:"beyond_uncommitted"`
 }
 
-// LossResult is the loss check (design.md, "Loss").
+// LossResult is the loss check (docs/design.md, "Loss").
 type LossResult struct {
 	Check
 	Acknowledged int64 `json:"acknowledged"`
@@ -340,7 +343,7 @@ type LossResult struct {
 	Unacknowledged int64 `json:"unacknowledged_processed"`
 }
 
-// OrderingResult is the per-key ordering check (design.md, "Ordering
+// OrderingResult is the per-key ordering check (docs/design.md, "Ordering
 // violation").
 type OrderingResult struct {
 	Check
@@ -358,7 +361,7 @@ type OrderingResult struct {
 	ProducerDuplicates int64 `json:"producer_duplicates"`
 }
 
-// OverlapResult is the zombie check (design.md, "Overlap").
+// OverlapResult is the zombie check (docs/design.md, "Overlap").
 type OverlapResult struct {
 	Check
 	Events    int64 `json:"events"`
@@ -367,7 +370,7 @@ type OverlapResult struct {
 	Unowned int64 `json:"unowned"`
 }
 
-// SkewResult is the load skew (design.md, "Skew").
+// SkewResult is the load skew (docs/design.md, "Skew").
 type SkewResult struct {
 	Check
 	// RecordsPerPartition counts acknowledged records per partition (first
@@ -395,7 +398,7 @@ type MemberLoad struct {
 	RecordsPerSec float64 `json:"records_per_owned_second"`
 }
 
-// MovementResult is the movement check (design.md, "Movement").
+// MovementResult is the movement check (docs/design.md, "Movement").
 type MovementResult struct {
 	Check
 	Moved         int `json:"moved"`
@@ -406,7 +409,7 @@ type MovementResult struct {
 	Stickiness float64 `json:"stickiness"`
 }
 
-// LatencyResult is the produce-to-process latency (design.md, "Latency").
+// LatencyResult is the produce-to-process latency (docs/design.md, "Latency").
 type LatencyResult struct {
 	Check
 	Steady     LatencySummary `json:"steady"`
@@ -459,4 +462,14 @@ type Mark struct {
 	T     int64  `json:"t"`
 	Label string `json:"label"`
 	Kind  string `json:"kind"` // "chaos" or "phase"
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// plural returns "1 record", "2 records".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

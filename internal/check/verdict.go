@@ -1,27 +1,10 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
 
-// Guarantees a commit policy promises (design.md, "Commit policies").
-const (
-	AtLeastOnce      = "at-least-once"
-	AtMostOnce       = "at-most-once"
-	NoGuarantee      = "none"
-	UnknownGuarantee = "unknown"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
-
-// GuaranteeOf returns what a commit policy promises.
-func GuaranteeOf(policy string) string {
-	switch policy {
-	case "auto":
-		return NoGuarantee
-	case "auto-after-process", "sync-batch", "async-batch", "async-sync-on-revoke":
-		return AtLeastOnce
-	case "commit-before-process":
-		return AtMostOnce
-	}
-	return UnknownGuarantee
-}
 
 // verdict combines the checks into the cell's verdict.
 func (a *analyzer) verdict(s *Summary) {
@@ -50,7 +33,7 @@ func (a *analyzer) verdict(s *Summary) {
 		s.AddFindings(Finding{Checker: "history", Kind: "unreadable_lines", Verdict: Unknown, Count: n,
 			Message: fmt.Sprintf("%s of the history could not be read: the events held there are missing from every check", plural(n, "line"))})
 	}
-	if s.Guarantee == UnknownGuarantee {
+	if s.Guarantee == vocab.UnknownGuarantee {
 		s.Verdict = Worst(s.Verdict, Unknown)
 		s.VerdictReasons = append(s.VerdictReasons, fmt.Sprintf("cell: unknown: commit policy %q is not one this analysis knows the guarantee of", a.cell.CommitPolicy))
 	}

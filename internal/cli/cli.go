@@ -10,8 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"syscall"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -47,15 +51,15 @@ func Usage(err error) error {
 }
 
 // Exit prints err (if any) prefixed by the command name and exits with the
-// matching status.
+// matching status. Help asked for (-h, --help: flag.ErrHelp) is no error:
+// the usage was printed, the status is 0.
 func Exit(name string, err error) {
-	if err == nil {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		os.Exit(ExitOK)
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(ExitUsage)
-	}
-	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	// An error may quote its input whole (a library's, the flag
+	// package's "invalid value ..."): what is printed is cut short.
+	fmt.Fprintf(os.Stderr, "%s: %s\n", name, clip.Message(err.Error()))
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		os.Exit(ExitUsage)
@@ -84,15 +88,79 @@ func NewFlagSet(name string, w io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// Parse parses args into fs, turning flag errors into usage errors.
+// Parse parses args into fs. Flags may come before, between or after the
+// positional arguments (chaos run workloads/default.yaml --strategies
+// sticky), as Kafka's tools and most command lines take them; "--" ends
+// the flags, and "-" alone is an argument (standard input).
+//
+// -h or --help prints the usage to standard output and returns
+// flag.ErrHelp (Exit makes it status 0). A flag error prints the usage to
+// fs's output and returns a *UsageError, which Exit prints once, last.
 func Parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return Usage(err)
+	flags, positional, complete := interleave(fs, args)
+	if complete {
+		flags = append(append(flags, "--"), positional...)
 	}
-	return nil
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package would print the error, then the usage
+	err := fs.Parse(flags)
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		if out == os.Stderr {
+			fs.SetOutput(os.Stdout) // help asked for is output, not an error
+		}
+		fs.Usage()
+		fs.SetOutput(out)
+		return err
+	}
+	fs.Usage()
+	return Usage(err)
+}
+
+// Given reports whether the flag name was on the command line: a flag
+// given its zero value (--duration 0) is given, and checked, not taken
+// for the default.
+func Given(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// interleave moves the flags of args (with their values) before the
+// positional arguments. complete is false when the last flag lacks its
+// value: then only the flags are worth parsing, for the error.
+func interleave(fs *flag.FlagSet, args []string) (flags, positional []string, complete bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(positional, args[i+1:]...), true
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // an unknown flag: Parse names it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 == len(args) {
+			return flags, positional, false
+		}
+		i++
+		flags = append(flags, args[i])
+	}
+	return flags, positional, true
 }
 
 // ParseWorkload parses a command's flags and its one argument, a workload
@@ -105,9 +173,33 @@ func ParseWorkload(fs *flag.FlagSet, args []string) (*workloads.Spec, error) {
 		fs.Usage()
 		return nil, Usagef("expected one workload file, got %d arguments", fs.NArg())
 	}
-	s, err := workloads.Load(fs.Arg(0))
+	return LoadWorkload(fs.Arg(0))
+}
+
+// LoadWorkload loads a workload file (workloads.Load) and refuses a
+// secret in it (kafkaconf.IsSecret: a password, a key, a JAAS
+// configuration in consumer.properties or broker.config): the file is
+// copied into every results folder it runs, and often committed. Secrets
+// come from -F FILE or -X instead. Every error is bad input.
+func LoadWorkload(path string) (*workloads.Spec, error) {
+	s, err := workloads.Load(path)
 	if err != nil {
 		return nil, Usage(err)
+	}
+	for _, sec := range []struct {
+		field string
+		props map[string]string
+	}{{"consumer.properties", s.Consumer.Properties}, {"broker.config", s.Broker.Config}} {
+		keys := make([]string, 0, len(sec.props))
+		for k := range sec.props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if kafkaconf.IsSecret(k) {
+				return nil, Usagef("%s: %s.%s: a secret in a workload file would be copied into every results folder: give it with -F FILE (a .properties file) or -X instead", path, sec.field, k)
+			}
+		}
 	}
 	return s, nil
 }

@@ -111,15 +111,21 @@ func describe(ctx context.Context, adm *kadm.Client, info *Info) error {
 	}
 	slices.Sort(info.BrokerIDs)
 	info.Brokers = len(info.BrokerIDs)
-	if info.KafkaVersion == "" {
-		if vs, err := adm.ApiVersions(ctx); err == nil {
-			for _, v := range vs.Sorted() {
-				if v.Err == nil {
-					info.KafkaVersion = v.VersionGuess()
-					break
-				}
+	// The broker's own report of its version: the API versions it
+	// supports, read by franz-go ("v4.4"; "at least v4.4" for a release
+	// newer than franz-go knows). A provider that knows the exact release
+	// (the local one: its jars) says so in KafkaVersion; otherwise the
+	// report is all there is.
+	if vs, err := adm.ApiVersions(ctx); err == nil {
+		for _, v := range vs.Sorted() {
+			if v.Err == nil {
+				info.BrokerVersion = v.VersionGuess()
+				break
 			}
 		}
+	}
+	if info.KafkaVersion == "" {
+		info.KafkaVersion = info.BrokerVersion
 	}
 	settings, err := brokerSettings(ctx, adm, info.BrokerIDs)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 )
 
 // Cluster is a Kafka cluster the harness can use.
@@ -51,31 +52,13 @@ type Nodes interface {
 }
 
 // Info is what `chaos cluster status --json` prints and what every result
-// records about the cluster.
-type Info struct {
-	Provider     string `json:"provider"`
-	Bootstrap    string `json:"bootstrap"`
-	ClusterID    string `json:"cluster_id"`
-	Brokers      int    `json:"brokers"`
-	BrokerIDs    []int  `json:"broker_ids"`
-	Controller   int    `json:"controller"`
-	KafkaVersion string `json:"kafka_version"`
-	// BrokerSettings holds the broker configuration that shapes group
-	// behaviour (rebalance delay, session bounds, offsets topic), as set by
-	// the provider or, for an external cluster, as described by the broker.
-	BrokerSettings map[string]string `json:"broker_settings"`
-	// Nodes describes the processes of a local cluster.
-	Nodes []NodeInfo `json:"nodes,omitempty"`
-}
+// records about the cluster: the cluster record of cell.json, whose schema
+// package runfolder owns (so that reading a result never reaches this
+// package's clients).
+type Info = runfolder.ClusterInfo
 
 // NodeInfo describes one broker process of a local cluster.
-type NodeInfo struct {
-	ID      int    `json:"id"`
-	PID     int    `json:"pid"`
-	Address string `json:"address"`
-	Alive   bool   `json:"alive"`
-	Log     string `json:"log"`
-}
+type NodeInfo = runfolder.NodeInfo
 
 // GroupSettings lists the broker settings that shape consumer-group
 // behaviour, and therefore every pause chaosbench measures. Providers report

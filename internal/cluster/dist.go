@@ -13,12 +13,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/chaosbench/chaosbench/internal/kafkarelease"
 )
 
 // KafkaVersion is the Apache Kafka release the local provider fetches from
-// Maven Central. It is pinned here and nowhere else: the Maven project that
-// fetches it, the cache folder and every result record take it from here.
-const KafkaVersion = "4.4.0"
+// Maven Central, pinned in one place, package kafkarelease: the Maven
+// projects that fetch it, the cache folder and every result record take it
+// from there.
+const KafkaVersion = kafkarelease.Version
 
 // distPOM lists what a broker needs from Maven Central: kafka_2.13 (server,
 // raft, metadata, storage, coordinators, clients, Scala), a log4j2 binding
@@ -44,16 +47,7 @@ func (d Dist) Classpath() string { return filepath.Join(d.Libs, "*") }
 // CacheDir is the folder holding fetched distributions: CHAOSBENCH_CACHE if
 // set, else chaosbench/ under the user's cache folder (~/.cache). It is never
 // inside the source tree.
-func CacheDir() (string, error) {
-	if d := os.Getenv("CHAOSBENCH_CACHE"); d != "" {
-		return filepath.Abs(d)
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache folder: set CHAOSBENCH_CACHE: %w", err)
-	}
-	return filepath.Join(d, "chaosbench"), nil
-}
+func CacheDir() (string, error) { return kafkarelease.CacheDir() }
 
 func cachedDistDir(cache string) string {
 	return filepath.Join(cache, "kafka_2.13-"+KafkaVersion)

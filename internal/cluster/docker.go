@@ -8,12 +8,35 @@ import (
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
-	tckafka "github.com/testcontainers/testcontainers-go/modules/kafka"
+	"github.com/testcontainers/testcontainers-go/wait"
 )
 
-// DockerImage is the image the docker provider runs: Confluent's
-// single-node KRaft image, whose 8.0 line is Apache Kafka 4.0.
-const DockerImage = "confluentinc/confluent-local:8.0.0"
+// DockerImage is the image the docker provider runs: the Apache Kafka
+// project's own image of the release the local provider runs, so that a
+// result does not depend on the provider. (testcontainers-go's Kafka
+// module starts only Confluent's images, whose Kafka release differs: the
+// container is described here instead, with the KRaft settings the
+// apache/kafka image documents.)
+const DockerImage = "apache/kafka:" + KafkaVersion
+
+// Ports inside the container: clients (advertised as the mapped port on
+// the Docker host), the broker's own listener, the controller.
+const (
+	dockerClientPort     = "9092/tcp"
+	dockerBrokerPort     = 9094
+	dockerControllerPort = 9093
+	// dockerAdvertised is the file the container waits for: the client
+	// listener's advertised address is known only once the port is
+	// mapped, after the container started.
+	dockerAdvertised = "/tmp/chaosbench-advertised-listeners"
+)
+
+// dockerStart waits for the advertised listeners, then runs the image's
+// own start script, which writes the broker's configuration from the
+// KAFKA_* variables and formats the storage.
+const dockerStart = `while [ ! -s ` + dockerAdvertised + ` ]; do sleep 0.1; done
+export KAFKA_ADVERTISED_LISTENERS="$(cat ` + dockerAdvertised + `)"
+exec /etc/kafka/docker/run`
 
 // DockerAvailable reports whether a Docker engine answers.
 func DockerAvailable(ctx context.Context) error {
@@ -30,34 +53,80 @@ func DockerAvailable(ctx context.Context) error {
 	return nil
 }
 
-// Docker is a single-node cluster in a container started by
-// testcontainers-go's Kafka module.
+// Docker is a single-node KRaft cluster in a container of DockerImage,
+// started with testcontainers-go.
 type Docker struct {
 	*External
-	container *tckafka.KafkaContainer
-	version   string
+	container testcontainers.Container
 }
 
-// StartDocker starts the container with the given broker settings (as
-// KAFKA_* environment variables) and waits until it is ready.
+// dockerEnv returns the container's environment: a single combined
+// broker and controller, the provider's default broker settings for one
+// node, then settings, each as the image wants it (dockerEnvName).
+func dockerEnv(settings Settings, clusterID string) (map[string]string, error) {
+	if err := checkReservedSettings(settings); err != nil {
+		return nil, err
+	}
+	env := map[string]string{
+		"CLUSTER_ID":                           clusterID,
+		"KAFKA_NODE_ID":                        "1",
+		"KAFKA_PROCESS_ROLES":                  "broker,controller",
+		"KAFKA_LISTENERS":                      fmt.Sprintf("PLAINTEXT://0.0.0.0:9092,BROKER://0.0.0.0:%d,CONTROLLER://0.0.0.0:%d", dockerBrokerPort, dockerControllerPort),
+		"KAFKA_LISTENER_SECURITY_PROTOCOL_MAP": "PLAINTEXT:PLAINTEXT,BROKER:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"KAFKA_INTER_BROKER_LISTENER_NAME":     "BROKER",
+		"KAFKA_CONTROLLER_LISTENER_NAMES":      "CONTROLLER",
+		"KAFKA_CONTROLLER_QUORUM_VOTERS":       fmt.Sprintf("1@localhost:%d", dockerControllerPort),
+	}
+	for k, v := range DefaultLocalSettings(1).Merge(settings) {
+		env[dockerEnvName(k)] = v
+	}
+	return env, nil
+}
+
+// dockerEnvName is the variable the apache/kafka image reads a broker
+// property from: KAFKA_ and the name in upper case, with every '.' made
+// '_', every '_' made '__' and every '-' made '___' (its documentation,
+// "Using environment variables").
+func dockerEnvName(key string) string {
+	r := strings.NewReplacer("_", "__", "-", "___", ".", "_")
+	return "KAFKA_" + strings.ToUpper(r.Replace(key))
+}
+
+// StartDocker starts the container with the given broker settings and
+// waits until the broker is ready.
 func StartDocker(ctx context.Context, settings Settings) (*Docker, error) {
 	if err := DockerAvailable(ctx); err != nil {
 		return nil, err
 	}
-	env := map[string]string{}
-	for k, v := range settings {
-		env["KAFKA_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_"))] = v
-	}
-	c, err := tckafka.Run(ctx, DockerImage, testcontainers.WithEnv(env))
+	id, err := newClusterID()
 	if err != nil {
-		return nil, fmt.Errorf("docker provider: %w", err)
+		return nil, err
 	}
-	brokers, err := c.Brokers(ctx)
+	env, err := dockerEnv(settings, id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := testcontainers.Run(ctx, DockerImage,
+		testcontainers.WithExposedPorts(dockerClientPort),
+		testcontainers.WithEnv(env),
+		testcontainers.WithEntrypoint("sh", "-c"),
+		testcontainers.WithCmd(dockerStart),
+		testcontainers.WithLifecycleHooks(testcontainers.ContainerLifecycleHooks{
+			PostStarts: []testcontainers.ContainerHook{advertise},
+		}),
+	)
+	if err != nil {
+		if c != nil {
+			_ = testcontainers.TerminateContainer(c)
+		}
+		return nil, fmt.Errorf("docker provider (%s): %w", DockerImage, err)
+	}
+	bootstrap, err := c.PortEndpoint(ctx, dockerClientPort, "")
 	if err != nil {
 		_ = testcontainers.TerminateContainer(c)
 		return nil, fmt.Errorf("docker provider: %w", err)
 	}
-	ext, err := OpenExternal(ctx, strings.Join(brokers, ","), nil)
+	ext, err := OpenExternal(ctx, bootstrap, nil)
 	if err != nil {
 		_ = testcontainers.TerminateContainer(c)
 		return nil, err
@@ -71,11 +140,24 @@ func StartDocker(ctx context.Context, settings Settings) (*Docker, error) {
 	return &Docker{External: ext, container: c}, nil
 }
 
-// Info implements Cluster.
+// advertise gives the started container its client listener's address on
+// the Docker host, then waits for the broker to start.
+func advertise(ctx context.Context, c testcontainers.Container) error {
+	endpoint, err := c.PortEndpoint(ctx, dockerClientPort, "")
+	if err != nil {
+		return err
+	}
+	listeners := fmt.Sprintf("PLAINTEXT://%s,BROKER://localhost:%d", endpoint, dockerBrokerPort)
+	if err := c.CopyToContainer(ctx, []byte(listeners), dockerAdvertised, 0o644); err != nil {
+		return fmt.Errorf("advertised listeners: %w", err)
+	}
+	return wait.ForLog("Kafka Server started").WithStartupTimeout(2*time.Minute).WaitUntilReady(ctx, c)
+}
+
+// Info implements Cluster. The Kafka version is the image's, which the
+// broker's own report (BrokerVersion) confirms.
 func (d *Docker) Info(ctx context.Context) (Info, error) {
-	info, err := d.External.Info(ctx)
-	info.Provider = ProviderDocker
-	return info, err
+	return d.External.info(ctx, ProviderDocker, KafkaVersion)
 }
 
 // Close implements Cluster: it terminates the container.

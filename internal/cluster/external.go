@@ -2,10 +2,12 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 )
@@ -18,17 +20,25 @@ type External struct {
 	adm       *kadm.Client
 }
 
+// externalTimeout bounds the wait for an external cluster's first answer.
+var externalTimeout = 15 * time.Second
+
 // OpenExternal connects to an existing cluster and checks that it answers
-// metadata requests.
+// metadata requests. A broker that takes the connection and never
+// answers is named, with the request it did not answer.
 func OpenExternal(ctx context.Context, bootstrap string, props kafkaconf.Props) (*External, error) {
-	adm, err := NewAdmin(bootstrap, props)
+	silent := newUnanswered()
+	adm, err := NewAdmin(bootstrap, props, kgo.WithHooks(silent))
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, externalTimeout)
 	defer cancel()
 	if _, err := adm.ListBrokers(ctx); err != nil {
 		adm.Close()
+		if why := silent.explain(externalTimeout); why != "" && errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("external cluster %s: %s", bootstrap, why)
+		}
 		return nil, fmt.Errorf("external cluster %s: %w", bootstrap, err)
 	}
 	return &External{bootstrap: bootstrap, props: props.Clone(), adm: adm}, nil
@@ -40,10 +50,17 @@ func (e *External) Bootstrap() string { return e.bootstrap }
 // Props implements Cluster.
 func (e *External) Props() kafkaconf.Props { return e.props }
 
-// Info implements Cluster. The Kafka version is franz-go's guess from the
-// API versions the broker supports.
+// Info implements Cluster. The Kafka version is what the broker reports
+// (BrokerVersion): nothing else is known of a cluster chaosbench did not
+// start.
 func (e *External) Info(ctx context.Context) (Info, error) {
-	info := Info{Provider: ProviderExternal, Bootstrap: e.bootstrap}
+	return e.info(ctx, ProviderExternal, "")
+}
+
+// info describes the cluster as provider; kafka is the Kafka version the
+// provider knows it runs ("": the broker's report).
+func (e *External) info(ctx context.Context, provider, kafka string) (Info, error) {
+	info := Info{Provider: provider, Bootstrap: e.bootstrap, KafkaVersion: kafka}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	err := describe(ctx, e.adm, &info)

@@ -36,7 +36,7 @@ func (f *settingsFlag) Set(v string) error {
 func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Provider, "provider", ProviderAuto, "Kafka cluster: auto, external, local or docker (auto: external if a bootstrap is given, else local, else docker)")
 	fs.StringVar(&f.Bootstrap, "bootstrap", "", "bootstrap.servers of an existing cluster (default $KAFKA_BOOTSTRAP); none: start a local one")
-	fs.Var(&f.Props, "X", "client property key=value for every client, repeatable, as kcat -X (e.g. -X security.protocol=SASL_SSL)")
+	f.Props.Register(fs)
 	fs.IntVar(&f.Brokers, "brokers", 1, "brokers of a local cluster: 1 or 3")
 	fs.Var(&f.Settings, "broker-config", "broker property key=value of a local or docker cluster, repeatable")
 }

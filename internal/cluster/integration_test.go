@@ -384,6 +384,10 @@ func TestInfo(t *testing.T) {
 	if info.Brokers != 1 || info.ClusterID == "" || info.Bootstrap != c.Bootstrap() {
 		t.Errorf("info = %+v", info)
 	}
+	// The broker's own report agrees with the release the provider runs.
+	if !strings.Contains(info.BrokerVersion, majorMinor(cluster.KafkaVersion)) {
+		t.Errorf("broker_version %q, want %s", info.BrokerVersion, majorMinor(cluster.KafkaVersion))
+	}
 	// The provider reports the broker's own view of the settings it set.
 	if got := info.BrokerSettings["group.initial.rebalance.delay.ms"]; got != "0" {
 		t.Errorf("group.initial.rebalance.delay.ms = %q, want the test setting 0", got)

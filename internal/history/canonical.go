@@ -138,8 +138,9 @@ func (d *decoder) canonicalObject(s []byte, e *Event) (int, bool) {
 			return 0, false
 		}
 	}
-	// What the general decoder's finish checks: it reports these.
-	return i, e.Kind != "" && e.T != 0 && e.Proc != ""
+	// What the general decoder's finish checks (the bounds too): it
+	// reports these.
+	return i, e.Kind != "" && e.T != 0 && e.Proc != "" && checkBounds(e) == nil
 }
 
 // keyWords holds each canonical key as two little-endian words and their
@@ -204,7 +205,7 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 	case fPartition:
 		var n int64
 		n, i, ok = plainInt(s, i)
-		e.Partition = int32(n) // as the general decoder: the low 32 bits
+		e.Partition, ok = int32(n), ok && n == int64(int32(n)) // beyond int32: the general decoder reports it
 	case fOffset:
 		e.Offset, i, ok = plainInt(s, i)
 	case fKey:
@@ -227,7 +228,7 @@ func (d *decoder) value(s []byte, i int, f field, e *Event) (int, bool) {
 	case fGen:
 		var n int64
 		n, i, ok = plainInt(s, i)
-		e.Gen = int32(n)
+		e.Gen, ok = int32(n), ok && n == int64(int32(n))
 	case fMemberID:
 		e.MemberID, i, ok = d.cachedString(s, i, fMemberID)
 	case fErr:

@@ -102,6 +102,29 @@ func randomEvent(r *rand.Rand) Event {
 	return e
 }
 
+// inBounds folds an event's values into the format's bounds (bounds.go).
+func inBounds(e *Event) {
+	fold := func(v, lo, hi int64) int64 {
+		if v >= lo && v <= hi {
+			return v
+		}
+		return lo + (v%(hi-lo+1)+(hi-lo+1))%(hi-lo+1)
+	}
+	e.T = fold(e.T, 1, math.MaxInt64-1)
+	e.Inc = int(fold(int64(e.Inc), 0, MaxIncarnation-1))
+	e.TargetInc = int(fold(int64(e.TargetInc), 0, MaxIncarnation-1))
+	e.Partition = int32(fold(int64(e.Partition), -1, MaxPartitions-1))
+	e.Offset = fold(e.Offset, -1, MaxOffset-1)
+	e.Seq = fold(e.Seq, -1, MaxOffset-1)
+	e.Gen = int32(fold(int64(e.Gen), -1, math.MaxInt32))
+	e.Step = int(fold(int64(e.Step), 0, MaxStep-1))
+	e.IntendedT = fold(e.IntendedT, 0, math.MaxInt64-1)
+	e.SentT = fold(e.SentT, 0, math.MaxInt64-1)
+	for i, p := range e.Partitions {
+		e.Partitions[i] = int32(fold(int64(p), 0, MaxPartitions-1))
+	}
+}
+
 // plainText reports whether AppendJSON writes s without escapes.
 func plainText(s string) bool {
 	if !utf8.ValidString(s) {
@@ -136,16 +159,22 @@ func TestCanonicalRoundTrip(t *testing.T) {
 	canonical := 0
 	for i := 0; i < 20000; i++ {
 		want := randomEvent(r)
+		if i%2 == 0 {
+			inBounds(&want) // half the events within the format's bounds, half across int64
+		}
 		line := AppendJSON(nil, &want)
 		got, err, diff := bothWays(line)
 		if diff != "" {
 			t.Fatalf("%s\n%s", line, diff)
 		}
 		if err != nil {
-			if want.Kind != "" && want.T != 0 && want.Proc != "" {
+			if want.Kind != "" && want.T != 0 && want.Proc != "" && checkBounds(&want) == nil {
 				t.Fatalf("%s: %v", line, err)
 			}
 			continue
+		}
+		if err := checkBounds(&got); err != nil {
+			t.Fatalf("%s read back with a value beyond its bound: %v", line, err)
 		}
 		// What AppendJSON leaves out or writes only for some kinds reads
 		// back as zero.

@@ -138,7 +138,7 @@ func (d *decoder) finish(l *lexer, e *Event) error {
 	if e.Proc == "" {
 		return errors.New(`missing "proc"`)
 	}
-	return nil
+	return checkBounds(e)
 }
 
 func (d *decoder) field(l *lexer, key []byte, e *Event) error {
@@ -158,9 +158,7 @@ func (d *decoder) field(l *lexer, key []byte, e *Event) error {
 	case "topic":
 		e.Topic, err = d.internString(l)
 	case "partition":
-		var n int64
-		n, err = l.int()
-		e.Partition = int32(n)
+		e.Partition, err = l.int32()
 	case "offset":
 		e.Offset, err = l.int()
 	case "key":
@@ -178,9 +176,7 @@ func (d *decoder) field(l *lexer, key []byte, e *Event) error {
 	case "partitions":
 		e.Partitions, err = l.int32s(e.Partitions[:0])
 	case "gen":
-		var n int64
-		n, err = l.int()
-		e.Gen = int32(n)
+		e.Gen, err = l.int32()
 	case "member_id":
 		e.MemberID, err = d.internString(l)
 	case "err":
@@ -448,6 +444,18 @@ func (l *lexer) bool() (bool, error) {
 		return false, nil
 	}
 	return false, l.fail("expected true or false")
+}
+
+// int32 reads an integer that must fit an int32: a wider one is out of
+// range, never its low 32 bits (partition 2^32+1 is not partition 1).
+func (l *lexer) int32() (int32, error) {
+	start := l.i
+	n, err := l.int()
+	if err == nil && n != int64(int32(n)) {
+		l.i = start
+		return 0, l.fail("integer out of range")
+	}
+	return int32(n), err
 }
 
 func (l *lexer) int32s(dst []int32) ([]int32, error) {

@@ -103,7 +103,9 @@ func optBool(b []byte, key string, v bool) []byte {
 const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string: quotes, backslashes and control
-// characters escaped, invalid UTF-8 replaced by U+FFFD.
+// characters escaped, invalid UTF-8 replaced by U+FFFD. The replacement
+// is written as its UTF-8 bytes, as a valid U+FFFD is, so that a line read
+// and written again is the same bytes.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
@@ -134,7 +136,7 @@ func appendString(b []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
+			b = append(b, "\uFFFD"...)
 			i += size
 			start = i
 			continue

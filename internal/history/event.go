@@ -35,7 +35,8 @@ const (
 // Member states.
 const (
 	StateSpawned  = "spawned"  // the driver started the process
-	StateStarted  = "started"  // the member is up and about to join the group
+	StateStarted  = "started"  // the member program is up (it joins next)
+	StateJoining  = "joining"  // the member is about to send its first join request
 	StateStopping = "stopping" // the member got SIGTERM and is closing
 	StateExited   = "exited"   // the driver saw the process exit
 )

@@ -101,13 +101,23 @@ func (r *FileReader) read(e *Event) error {
 			r.misses++
 		}
 		line, err := r.r.ReadSlice('\n')
+		tooLong := 0
 		if errors.Is(err, bufio.ErrBufferFull) {
+			// Gathered up to MaxLineBytes; a longer line is read past
+			// (counted, not kept) and reported.
 			r.long = append(r.long[:0], line...)
+			n := len(line)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = r.r.ReadSlice('\n')
-				r.long = append(r.long, line...)
+				n += len(line)
+				if len(r.long) <= MaxLineBytes {
+					r.long = append(r.long, line...)
+				}
 			}
 			line = r.long
+			if n > MaxLineBytes+1 {
+				tooLong = n
+			}
 		}
 		truncated := false
 		if err == io.EOF {
@@ -121,6 +131,9 @@ func (r *FileReader) read(e *Event) error {
 			return &LineError{Path: r.path, Line: r.line + 1, Err: err}
 		}
 		r.line++
+		if tooLong > 0 {
+			return &LineError{Path: r.path, Line: r.line, Truncated: truncated, Err: fmt.Errorf("%d bytes, longer than any event (at most %d)", tooLong, MaxLineBytes)}
+		}
 		n := len(line)
 		for n > 0 && (line[n-1] == '\n' || line[n-1] == '\r') {
 			n--
@@ -170,6 +183,11 @@ func ReadFile(path string) ([]Event, error) {
 }
 
 // Files lists the history files (*.jsonl) of a folder, sorted by name.
+// An entry that is not a readable file (a folder, a dangling link, a
+// FIFO, a socket, a history file it cannot open) is an error naming it:
+// skipped, it would leave the analysis judging the cell on the rest of
+// its history, where a lost member's events become loss. A readable file
+// of another name (notes.txt) is no history file, and not read.
 func Files(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -177,10 +195,40 @@ func Files(dir string) ([]string, error) {
 	}
 	var paths []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
-			paths = append(paths, filepath.Join(dir, e.Name()))
+		p := filepath.Join(dir, e.Name())
+		// Stat follows a link to what it names; a FIFO is refused here,
+		// before an open that would wait for a writer.
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
 		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: %s, not a file: a history folder holds history files (<proc>.<inc>.jsonl)", p, describeMode(st.Mode()))
+		}
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue // a file of another name is no history file
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		paths = append(paths, p)
 	}
 	sort.Strings(paths)
 	return paths, nil
+}
+
+func describeMode(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }

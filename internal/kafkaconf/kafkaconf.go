@@ -1,25 +1,22 @@
 // Package kafkaconf carries client properties from the command line to the
-// clients, using Kafka's own property names, the way kcat takes
-// -X key=value.
+// clients, using Kafka's own property names, the way kcat takes them:
+// -X key=value, and -F FILE for a .properties file (file.go), so that
+// secrets need not be typed on a command line.
 //
-// The same properties drive both clients chaosbench runs: confluent-kafka-go
+// The same properties drive every client chaosbench runs: confluent-kafka-go
 // takes them as they are (librdkafka speaks Kafka's names), and franz-go gets
 // the connection-level subset (security protocol, SASL, TLS) translated into
-// kgo options. A property franz-go cannot honour is an error, never silently
-// dropped.
+// kgo options (franz.go). A property a client cannot honour is an error
+// naming the property and the client, never silently dropped. Which
+// properties are secret, and so never recorded or printed in clear, is
+// decided in one place, IsSecret (secret.go).
 package kafkaconf
 
 import (
-	"crypto/tls"
-	"crypto/x509"
+	"flag"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
-
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // Props is a set of Kafka client properties, keyed by their Kafka names
@@ -27,18 +24,36 @@ import (
 type Props map[string]string
 
 // ParseProp parses one "key=value" as given to -X. The value may contain
-// '='; the key may not be empty.
+// '='; the key may not be empty. An error never shows the value: it may
+// be a secret.
 func ParseProp(s string) (key, value string, err error) {
 	k, v, ok := strings.Cut(s, "=")
 	k = strings.TrimSpace(k)
-	if !ok || k == "" {
+	if !ok {
 		return "", "", fmt.Errorf("-X %q: expected key=value, e.g. -X security.protocol=SASL_SSL", s)
+	}
+	if k == "" {
+		return "", "", fmt.Errorf("-X: expected key=value, found no key before '='")
 	}
 	return k, v, nil
 }
 
-// Flag is a flag.Value collecting repeated -X key=value options.
-type Flag struct{ Props Props }
+// Flag collects a command's client properties: -X key=value (repeatable)
+// and -F FILE (repeatable, a .properties file). Properties given with -X
+// win over those from files, whatever the order on the command line;
+// among files, the later wins. Props is the merged result, kept current
+// as flags are parsed.
+type Flag struct {
+	Props Props
+	x     Props
+	file  Props
+}
+
+// Register adds -X and -F to fs.
+func (f *Flag) Register(fs *flag.FlagSet) {
+	fs.Var(f, "X", "client property key=value for every client, repeatable, as kcat -X (e.g. -X security.protocol=SASL_SSL); wins over -F")
+	fs.Var(fileFlag{f}, "F", "read client properties from this .properties file (key=value lines, # comments), repeatable, as kcat -F: keeps secrets off the command line")
+}
 
 func (f *Flag) String() string {
 	if f == nil || len(f.Props) == 0 {
@@ -47,16 +62,47 @@ func (f *Flag) String() string {
 	return f.Props.String()
 }
 
-// Set implements flag.Value.
+// Set implements flag.Value for -X.
 func (f *Flag) Set(s string) error {
 	k, v, err := ParseProp(s)
 	if err != nil {
 		return err
 	}
-	if f.Props == nil {
-		f.Props = Props{}
+	if f.x == nil {
+		f.x = Props{}
 	}
-	f.Props[k] = v
+	f.x[k] = v
+	f.merge()
+	return nil
+}
+
+func (f *Flag) merge() {
+	f.Props = Props{}
+	for k, v := range f.file {
+		f.Props[k] = v
+	}
+	for k, v := range f.x {
+		f.Props[k] = v
+	}
+}
+
+// fileFlag is -F: a file whose properties join the Flag's.
+type fileFlag struct{ f *Flag }
+
+func (ff fileFlag) String() string { return "" }
+
+func (ff fileFlag) Set(path string) error {
+	p, err := ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if ff.f.file == nil {
+		ff.f.file = Props{}
+	}
+	for k, v := range p {
+		ff.f.file[k] = v
+	}
+	ff.f.merge()
 	return nil
 }
 
@@ -73,8 +119,8 @@ func (p Props) String() string {
 			b.WriteByte(' ')
 		}
 		v := p[k]
-		if isSecret(k) {
-			v = "***"
+		if IsSecret(k) {
+			v = Mask
 		}
 		fmt.Fprintf(&b, "%s=%s", k, v)
 	}
@@ -82,21 +128,33 @@ func (p Props) String() string {
 }
 
 // Redacted returns a copy safe to record in a results folder: secrets are
-// replaced by "***".
+// replaced by Mask.
 func (p Props) Redacted() map[string]string {
 	out := make(map[string]string, len(p))
 	for k, v := range p {
-		if isSecret(k) {
-			v = "***"
+		if IsSecret(k) {
+			v = Mask
 		}
 		out[k] = v
 	}
 	return out
 }
 
-func isSecret(key string) bool {
-	return strings.Contains(key, "password") || strings.Contains(key, "secret") ||
-		strings.HasSuffix(key, ".key.pem") || strings.Contains(key, "jaas")
+// Secrets returns the secret properties of p (IsSecret), and Public the
+// others: what may go on a command line and what may not.
+func (p Props) Secrets() Props { return p.filter(true) }
+
+// Public returns the properties of p that are not secret.
+func (p Props) Public() Props { return p.filter(false) }
+
+func (p Props) filter(secret bool) Props {
+	out := Props{}
+	for k, v := range p {
+		if IsSecret(k) == secret {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Clone returns an independent copy.
@@ -108,99 +166,23 @@ func (p Props) Clone() Props {
 	return out
 }
 
-// connectionKeys are the properties that describe how to reach the cluster
-// (as opposed to how a producer or consumer behaves). Only these are
-// translated for franz-go.
-var connectionKeys = map[string]bool{
-	"security.protocol":        true,
-	"sasl.mechanism":           true,
-	"sasl.mechanisms":          true,
-	"sasl.username":            true,
-	"sasl.password":            true,
-	"ssl.ca.location":          true,
-	"ssl.certificate.location": true,
-	"ssl.key.location":         true,
-	"client.id":                true,
+// IsConnectionKey reports whether key is a connection-level property: how
+// to reach and authenticate to the cluster (security protocol, TLS, SASL,
+// client.id), as opposed to how a producer or consumer behaves. Every
+// client of a run shares them.
+func IsConnectionKey(key string) bool {
+	return key == "client.id" || key == "security.protocol" ||
+		strings.HasPrefix(key, "ssl.") || strings.HasPrefix(key, "sasl.") ||
+		strings.HasPrefix(key, "enable.ssl.") || strings.HasPrefix(key, "enable.sasl.")
 }
 
-// IsConnectionKey reports whether key is a connection-level property.
-func IsConnectionKey(key string) bool { return connectionKeys[key] }
-
-// Connection returns only the connection-level properties of p: the ones
-// every client of a run shares.
+// Connection returns only the connection-level properties of p.
 func (p Props) Connection() Props {
 	out := Props{}
 	for k, v := range p {
-		if connectionKeys[k] {
+		if IsConnectionKey(k) {
 			out[k] = v
 		}
 	}
 	return out
-}
-
-// FranzOpts translates the connection-level properties into franz-go
-// options. Keys outside the connection set are ignored here (the caller
-// decides what a producer or consumer does with them); an unsupported value
-// of a connection key is an error naming the key.
-func (p Props) FranzOpts() ([]kgo.Opt, error) {
-	var opts []kgo.Opt
-	proto := strings.ToUpper(p["security.protocol"])
-	if proto == "" {
-		proto = "PLAINTEXT"
-	}
-	var useTLS, useSASL bool
-	switch proto {
-	case "PLAINTEXT":
-	case "SSL":
-		useTLS = true
-	case "SASL_PLAINTEXT":
-		useSASL = true
-	case "SASL_SSL":
-		useTLS, useSASL = true, true
-	default:
-		return nil, fmt.Errorf("-X security.protocol=%s: expected PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", p["security.protocol"])
-	}
-	if useTLS {
-		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-		if ca := p["ssl.ca.location"]; ca != "" {
-			pem, err := os.ReadFile(ca)
-			if err != nil {
-				return nil, fmt.Errorf("-X ssl.ca.location: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("-X ssl.ca.location=%s: no PEM certificate found", ca)
-			}
-			cfg.RootCAs = pool
-		}
-		if cert, key := p["ssl.certificate.location"], p["ssl.key.location"]; cert != "" || key != "" {
-			pair, err := tls.LoadX509KeyPair(cert, key)
-			if err != nil {
-				return nil, fmt.Errorf("-X ssl.certificate.location/ssl.key.location: %w", err)
-			}
-			cfg.Certificates = []tls.Certificate{pair}
-		}
-		opts = append(opts, kgo.DialTLSConfig(cfg))
-	}
-	if useSASL {
-		mech := p["sasl.mechanism"]
-		if mech == "" {
-			mech = p["sasl.mechanisms"]
-		}
-		user, pass := p["sasl.username"], p["sasl.password"]
-		switch strings.ToUpper(mech) {
-		case "PLAIN", "":
-			opts = append(opts, kgo.SASL(plain.Auth{User: user, Pass: pass}.AsMechanism()))
-		case "SCRAM-SHA-256":
-			opts = append(opts, kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha256Mechanism()))
-		case "SCRAM-SHA-512":
-			opts = append(opts, kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism()))
-		default:
-			return nil, fmt.Errorf("-X sasl.mechanism=%s: franz-go clients here support PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512", mech)
-		}
-	}
-	if id := p["client.id"]; id != "" {
-		opts = append(opts, kgo.ClientID(id))
-	}
-	return opts, nil
 }

@@ -156,11 +156,20 @@ func BuildChaos() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "chaos")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/chaosbench/chaosbench/cmd/chaos").CombinedOutput()
+	bin, err := Build(dir, "chaos")
 	if err != nil {
 		os.RemoveAll(dir)
-		return "", fmt.Errorf("build chaos: %v\n%s", err, out)
+	}
+	return bin, err
+}
+
+// Build builds the command cmd/<name> of the module into dir and returns
+// the binary's path.
+func Build(dir, name string) (string, error) {
+	bin := filepath.Join(dir, name)
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/chaosbench/chaosbench/cmd/"+name).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("build %s: %v\n%s", name, err, out)
 	}
 	return bin, nil
 }

@@ -5,6 +5,7 @@
 package keygen
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,24 +47,28 @@ func ParseFormat(s string) (Format, error) {
 			j++
 		}
 		if j >= len(s) || s[j] != 'd' {
-			return Format{}, fmt.Errorf("%q: at byte %d: expected one integer verb %%d or %%0<width>d (e.g. k%%06d); %%%% for a literal %%", s, i)
+			return Format{}, fmt.Errorf("at byte %d: expected one integer verb %%d or %%0<width>d (e.g. k%%06d); %%%% for a literal %%", i)
 		}
 		if w < j {
-			f.width, _ = strconv.Atoi(s[w:j])
-			if f.width > 20 {
-				return Format{}, fmt.Errorf("%q: width %d: expected at most 20", s, f.width)
+			var err error
+			f.width, err = strconv.Atoi(s[w:j])
+			switch {
+			case err != nil: // beyond int, so beyond 20 too; its digits are not echoed
+				return Format{}, fmt.Errorf("at byte %d: a width of %d digits: expected at most 20", i, j-w)
+			case f.width > 20:
+				return Format{}, fmt.Errorf("at byte %d: width %d: expected at most 20", i, f.width)
 			}
 		}
 		verbs++
 		if verbs > 1 {
-			return Format{}, fmt.Errorf("%q: more than one %%d verb: expected exactly one", s)
+			return Format{}, errors.New("more than one %d verb: expected exactly one")
 		}
 		f.prefix = lit.String()
 		lit.Reset()
 		i = j
 	}
 	if verbs == 0 {
-		return Format{}, fmt.Errorf("%q: no %%d verb: expected exactly one, e.g. k%%06d, so that every key is distinct", s)
+		return Format{}, errors.New("no %d verb: expected exactly one, e.g. k%06d, so that every key is distinct")
 	}
 	f.suffix = lit.String()
 	return f, nil

@@ -26,6 +26,10 @@ type Spec struct {
 	Log string
 	// Control opens a pipe to the process's standard input for commands.
 	Control bool
+	// Env holds environment entries (KEY=value) added to the harness's
+	// own: what must not be on a command line, such as a member's secret
+	// client properties.
+	Env []string
 }
 
 // Process is a started process.
@@ -64,6 +68,9 @@ func (l Local) Start(_ context.Context, s Spec) (Process, error) {
 	}
 	defer logf.Close() // the child keeps its own descriptor
 	cmd := exec.Command(l.Binary, s.Args...)
+	if len(s.Env) > 0 {
+		cmd.Env = append(os.Environ(), s.Env...)
+	}
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	var stdin io.WriteCloser

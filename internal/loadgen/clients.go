@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -53,9 +54,9 @@ func CheckProps(props kafkaconf.Props) error {
 
 func (p *Producer) newClient() (client, error) {
 	switch p.spec.Producer.Client {
-	case workloads.ClientConfluent:
+	case vocab.ClientConfluent:
 		return newConfluent(p)
-	case workloads.ClientFranz:
+	case vocab.ClientFranz:
 		return newFranz(p)
 	}
 	return nil, fmt.Errorf("producer.client %q: expected confluent or franz", p.spec.Producer.Client)
@@ -72,10 +73,41 @@ type confluent struct {
 	done    chan struct{}
 }
 
-func newConfluent(p *Producer) (*confluent, error) {
-	pr := p.spec.Producer
+// CheckClient refuses, before anything starts, client properties the
+// workload's producer client cannot apply: those the workload sets
+// (CheckProps), for confluent what librdkafka refuses when a producer is
+// made (without brokers: nothing connects), for franz what its options
+// cannot express. The messages name the property and the client.
+func CheckClient(s *workloads.Spec, props kafkaconf.Props) error {
+	if err := CheckProps(props); err != nil {
+		return err
+	}
+	switch s.Producer.Client {
+	case vocab.ClientConfluent:
+		if err := props.CheckLibrdkafka(); err != nil {
+			return err
+		}
+		cm := confluentConfig(Config{Spec: s, Props: props, Proc: "check", MaxOutstanding: 1, DeliveryTimeout: time.Minute})
+		cm["bootstrap.servers"] = ""
+		cm["log_level"] = 0 // no warning about the missing brokers on stderr
+		kp, err := kafka.NewProducer(&cm)
+		if err != nil {
+			return fmt.Errorf("producer client confluent: %w", err)
+		}
+		kp.Close()
+	case vocab.ClientFranz:
+		if _, err := franzConnection(props); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// confluentConfig is the librdkafka configuration of the producer.
+func confluentConfig(cfg Config) kafka.ConfigMap {
+	pr := cfg.Spec.Producer
 	cm := kafka.ConfigMap{}
-	for k, v := range p.cfg.Props {
+	for k, v := range cfg.Props {
 		cm[k] = v
 	}
 	acks := pr.Acks
@@ -83,19 +115,19 @@ func newConfluent(p *Producer) (*confluent, error) {
 		acks = "-1"
 	}
 	for k, v := range map[string]kafka.ConfigValue{
-		"bootstrap.servers":                     p.cfg.Bootstrap,
-		"client.id":                             p.cfg.Proc,
+		"bootstrap.servers":                     cfg.Bootstrap,
+		"client.id":                             cfg.Proc,
 		"acks":                                  acks,
 		"enable.idempotence":                    pr.Idempotence,
 		"max.in.flight.requests.per.connection": pr.MaxInFlight,
 		"linger.ms":                             int(pr.Linger / time.Millisecond),
 		"batch.size":                            pr.BatchSize,
 		"compression.type":                      pr.Compression,
-		"message.timeout.ms":                    int(p.cfg.DeliveryTimeout / time.Millisecond),
+		"message.timeout.ms":                    int(cfg.DeliveryTimeout / time.Millisecond),
 		// librdkafka counts a record until the delivery report event that
 		// holds it (a whole batch) is destroyed, after the report reached
 		// us: leave room above MaxOutstanding, which bounds the records.
-		"queue.buffering.max.messages": 2*p.cfg.MaxOutstanding + 10000,
+		"queue.buffering.max.messages": 2*cfg.MaxOutstanding + 10000,
 		// Reports carry the partition, offset and error; the key and
 		// value are known from the record itself.
 		"go.delivery.report.fields": "none",
@@ -104,6 +136,11 @@ func newConfluent(p *Producer) (*confluent, error) {
 	} {
 		cm[k] = v
 	}
+	return cm
+}
+
+func newConfluent(p *Producer) (*confluent, error) {
+	cm := confluentConfig(p.cfg)
 	kp, err := kafka.NewProducer(&cm)
 	if err != nil {
 		return nil, fmt.Errorf("confluent producer: %w", err)
@@ -120,7 +157,7 @@ func newConfluent(p *Producer) (*confluent, error) {
 	return c, nil
 }
 
-func (c *confluent) name() string { return workloads.ClientConfluent }
+func (c *confluent) name() string { return vocab.ClientConfluent }
 
 // reports reads the delivery reports and client errors until the client
 // is closed.
@@ -258,14 +295,9 @@ type franz struct {
 
 func newFranz(p *Producer) (*franz, error) {
 	pr := p.spec.Producer
-	opts, err := p.cfg.Props.FranzOpts()
+	opts, err := franzConnection(p.cfg.Props)
 	if err != nil {
 		return nil, err
-	}
-	for k := range p.cfg.Props {
-		if _, ok := p.cfg.Props.Connection()[k]; !ok {
-			return nil, fmt.Errorf("-X %s: the franz client takes connection properties only (security, SASL, TLS, client.id)", k)
-		}
 	}
 	opts = append(opts,
 		kgo.SeedBrokers(strings.Split(p.cfg.Bootstrap, ",")...),
@@ -302,7 +334,24 @@ func newFranz(p *Producer) (*franz, error) {
 	return &franz{p: p, cl: cl, topic: p.topic}, nil
 }
 
-func (f *franz) name() string { return workloads.ClientFranz }
+// franzConnection returns the franz producer's options from the
+// properties, which may only be connection-level ones: how a producer
+// behaves is the workload's producer section.
+func franzConnection(props kafkaconf.Props) ([]kgo.Opt, error) {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !kafkaconf.IsConnectionKey(k) {
+			return nil, fmt.Errorf("-X %s: producer client franz: it takes connection properties only (security, SASL, TLS, client.id)", k)
+		}
+	}
+	return props.FranzOpts()
+}
+
+func (f *franz) name() string { return vocab.ClientFranz }
 
 func (f *franz) produce(r *outRecord, key []byte, hv *headerValues) error {
 	// franz-go keeps the record until its promise: it gets its own copies.

@@ -8,11 +8,13 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Latency histograms record nanoseconds from 1 µs to one hour with three
-// significant digits (0.1% resolution at any magnitude).
+// Latency histograms record microseconds from 1 µs to one hour with
+// three significant digits (0.1% resolution at any magnitude): the unit
+// and range of the checker's latency.hlog, so that both .hlog files of a
+// cell read alike.
 const (
-	histLowest  = int64(time.Microsecond)
-	histHighest = int64(time.Hour)
+	histLowest  = int64(1)
+	histHighest = int64(time.Hour / time.Microsecond)
 	histDigits  = 3
 )
 
@@ -55,7 +57,7 @@ func newLatency(w io.Writer, start time.Time) *latency {
 		l.log.SetBaseTime(ms)
 		l.logErr = firstErr(
 			l.log.OutputLogFormatVersion(),
-			l.log.OutputComment("chaosbench produce latency, nanoseconds; tags: intended (ack - intended send time), sent (ack - handed to the client)"),
+			l.log.OutputComment("chaosbench produce latency, microseconds; tags: intended (ack - intended send time), sent (ack - handed to the client)"),
 			l.log.OutputStartTime(ms),
 			l.log.OutputBaseTime(ms),
 			l.log.OutputLegend(),
@@ -73,16 +75,18 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
+// record records a latency of d nanoseconds, in microseconds.
 func (l *latency) record(h *hdrhistogram.Histogram, d int64) {
-	if d < 0 {
-		d = 0
+	us := d / int64(time.Microsecond)
+	if us < 0 {
+		us = 0
 	}
-	if d > histHighest {
-		d = histHighest
+	if us > histHighest {
+		us = histHighest
 		l.clamped++
 	}
 	// In range by construction: RecordValue cannot fail.
-	_ = h.RecordValue(d)
+	_ = h.RecordValue(us)
 }
 
 // add records one acknowledged record's latencies (ns).
@@ -94,7 +98,7 @@ func (l *latency) add(fromIntended, fromSent int64) {
 // rotate ends the interval at now: writes its histograms to the log,
 // merges them into the totals and starts a new interval.
 func (l *latency) rotate(now time.Time) {
-	l.lastP99 = time.Duration(l.intended.ValueAtQuantile(99))
+	l.lastP99 = time.Duration(l.intended.ValueAtQuantile(99)) * time.Microsecond
 	for _, h := range []struct {
 		tag       string
 		iv, total *hdrhistogram.Histogram

@@ -27,7 +27,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/keygen"
-	"github.com/chaosbench/chaosbench/internal/loadgen/pace"
+	"github.com/chaosbench/chaosbench/internal/pace"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -587,10 +587,10 @@ func summarize(l *latency) LatencySummary {
 		Max() int64
 		Mean() float64
 	}) Percentiles {
-		ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+		ms := func(us int64) float64 { return float64(us) / 1e3 }
 		return Percentiles{
 			P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)), P99: ms(h.ValueAtQuantile(99)),
-			P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()), Mean: h.Mean() / 1e6,
+			P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()), Mean: h.Mean() / 1e3,
 		}
 	}
 	return LatencySummary{

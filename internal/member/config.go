@@ -6,118 +6,27 @@
 package member
 
 import (
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
-	"math"
-	"math/rand/v2"
+	"io"
+	"maps"
+	"os"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/vocab"
+	"github.com/chaosbench/chaosbench/workloads"
 )
 
-// Clients.
-const (
-	ClientConfluent = "confluent" // confluent-kafka-go, librdkafka
-	ClientFranz     = "franz"     // franz-go
-)
-
-// Strategies, as design.md names them.
-const (
-	Range             = "range"
-	RoundRobin        = "roundrobin"
-	Sticky            = "sticky"
-	CooperativeSticky = "cooperative-sticky"
-	ConsumerUniform   = "consumer-uniform"
-	ConsumerRange     = "consumer-range"
-)
-
-// Strategies lists every strategy in report order.
-var Strategies = []string{Range, RoundRobin, Sticky, CooperativeSticky, ConsumerUniform, ConsumerRange}
-
-// Commit policies, as design.md names them.
-const (
-	PolicyAuto              = "auto"
-	PolicyAutoAfterProcess  = "auto-after-process"
-	PolicySyncBatch         = "sync-batch"
-	PolicyAsyncBatch        = "async-batch"
-	PolicyAsyncSyncOnRevoke = "async-sync-on-revoke"
-	PolicyCommitFirst       = "commit-before-process"
-)
-
-// Policies lists every commit policy.
-var Policies = []string{PolicyAuto, PolicyAutoAfterProcess, PolicySyncBatch, PolicyAsyncBatch, PolicyAsyncSyncOnRevoke, PolicyCommitFirst}
-
-// ConsumerProtocol reports whether the strategy uses KIP-848's consumer
-// group protocol (assignment computed by the broker).
-func ConsumerProtocol(strategy string) bool {
-	return strategy == ConsumerUniform || strategy == ConsumerRange
-}
-
-// DefaultClient returns the client a strategy runs on by default: franz-go
-// for eager sticky (librdkafka has none), confluent-kafka-go otherwise.
-func DefaultClient(strategy string) string {
-	if strategy == Sticky {
-		return ClientFranz
-	}
-	return ClientConfluent
-}
-
-// Supports reports whether a client implements a strategy.
-func Supports(client, strategy string) bool {
-	switch client {
-	case ClientConfluent:
-		return strategy != Sticky && known(Strategies, strategy)
-	case ClientFranz:
-		return known(Strategies, strategy)
-	}
-	return false
-}
-
-func known(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-// Processing is the simulated cost of processing one record.
-type Processing struct {
-	// Cost is the fixed cost, or the mean for exponential, or the centre for
-	// uniform. Default 0: no cost.
-	Cost time.Duration
-	// Distribution is fixed (default), uniform (Cost +- Jitter) or
-	// exponential (mean Cost).
-	Distribution string
-	// Jitter is the half-width of the uniform distribution.
-	Jitter time.Duration
-}
-
-func (p Processing) String() string {
-	switch p.Distribution {
-	case "uniform":
-		return fmt.Sprintf("uniform %s +- %s", p.Cost, p.Jitter)
-	case "exponential":
-		return fmt.Sprintf("exponential, mean %s", p.Cost)
-	}
-	return fmt.Sprintf("fixed %s", p.Cost)
-}
-
-// sample draws one record's cost.
-func (p Processing) sample(r *rand.Rand) time.Duration {
-	switch p.Distribution {
-	case "uniform":
-		d := p.Cost - p.Jitter + time.Duration(r.Int64N(int64(2*p.Jitter)+1))
-		return max(d, 0)
-	case "exponential":
-		return time.Duration(math.Round(r.ExpFloat64() * float64(p.Cost)))
-	}
-	return p.Cost
-}
-
-// Config is one member incarnation.
+// Config is one member incarnation: the member's contract with the driver
+// that starts it. Args renders it as the member's command line and Flags
+// binds that command line back to it, from one list of flags, so a flag's
+// name, meaning and default are written once (Defaults).
 type Config struct {
 	Name       string // m1, m2, ...: the member's proc name in the history
 	Inc        int    // incarnation
@@ -128,29 +37,174 @@ type Config struct {
 	Group     string
 	Topic     string
 
+	// Client is a client of internal/vocab (confluent, franz, java); empty:
+	// the strategy's default client.
 	Client   string
 	Strategy string
 	Policy   string
 
-	Processing     Processing
+	Processing     workloads.Processing
 	Seed           int64 // seeds the processing-cost generator
-	MaxPollRecords int   // records per processing batch, default 500
+	MaxPollRecords int   // records per processing batch (max.poll.records)
 
 	// SessionTimeout corresponds to session.timeout.ms (classic protocol;
 	// the consumer protocol takes it from the broker's
-	// group.consumer.session.timeout.ms). Default 45s.
+	// group.consumer.session.timeout.ms).
 	SessionTimeout time.Duration
 	// HeartbeatInterval corresponds to heartbeat.interval.ms (classic).
-	// Default 3s.
 	HeartbeatInterval time.Duration
 	// MaxPollInterval corresponds to max.poll.interval.ms (franz-go: the
-	// rebalance timeout). Default 300s.
+	// rebalance timeout).
 	MaxPollInterval time.Duration
-	// AutoCommitInterval corresponds to auto.commit.interval.ms. Default 5s.
+	// AutoCommitInterval corresponds to auto.commit.interval.ms.
 	AutoCommitInterval time.Duration
 	// Static sets group.instance.id to the member's name (static
 	// membership, classic protocols).
 	Static bool
+	// Control: the member reads the driver's commands (slow <duration>)
+	// from its standard input.
+	Control bool
+}
+
+// Defaults are the member's settings where neither the driver nor the
+// command line gives one: the clients' own defaults for the Kafka
+// timings.
+func Defaults() Config {
+	return Config{
+		Policy:             vocab.PolicySyncBatch,
+		Processing:         workloads.Processing{Distribution: workloads.CostFixed},
+		Seed:               1,
+		MaxPollRecords:     500,
+		SessionTimeout:     45 * time.Second,
+		HeartbeatInterval:  3 * time.Second,
+		MaxPollInterval:    300 * time.Second,
+		AutoCommitInterval: 5 * time.Second,
+	}
+}
+
+// Flags binds the member's command-line flags to c; each flag's default
+// is c's value when Flags is called (start from Defaults).
+func (c *Config) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Name, "name", c.Name, "member name, the proc of its history (m1, m2, ...)")
+	fs.IntVar(&c.Inc, "inc", c.Inc, "incarnation: 0, then +1 per restart")
+	fs.StringVar(&c.HistoryDir, "history-dir", c.HistoryDir, "folder for the history file <name>.<inc>.jsonl")
+	fs.StringVar(&c.Bootstrap, "bootstrap", c.Bootstrap, "bootstrap.servers")
+	fs.Var(propsFlag{&c.Props}, "X", "client property key=value, repeatable (Kafka names)")
+	fs.StringVar(&c.Group, "group", c.Group, "group.id")
+	fs.StringVar(&c.Topic, "topic", c.Topic, "topic to consume")
+	fs.StringVar(&c.Strategy, "strategy", c.Strategy, strings.Join(vocab.StrategyNames(), ", "))
+	fs.StringVar(&c.Client, "client", c.Client, strings.Join(vocab.ClientNames(), " or ")+" (default: the strategy's default client)")
+	fs.StringVar(&c.Policy, "policy", c.Policy, "commit policy: "+strings.Join(vocab.PolicyNames(), ", "))
+	fs.DurationVar(&c.Processing.Cost, "processing-cost", c.Processing.Cost, "processing cost per record (mean for exponential)")
+	fs.StringVar(&c.Processing.Distribution, "processing-distribution", c.Processing.Distribution, "fixed, uniform or exponential")
+	fs.DurationVar(&c.Processing.Jitter, "processing-jitter", c.Processing.Jitter, "uniform distribution: cost +- jitter")
+	fs.Int64Var(&c.Seed, "seed", c.Seed, "seed of the processing-cost generator")
+	fs.IntVar(&c.MaxPollRecords, "max-poll-records", c.MaxPollRecords, "records per processing batch (max.poll.records)")
+	fs.DurationVar(&c.SessionTimeout, "session-timeout", c.SessionTimeout, "session.timeout.ms, classic protocol")
+	fs.DurationVar(&c.HeartbeatInterval, "heartbeat-interval", c.HeartbeatInterval, "heartbeat.interval.ms, classic protocol")
+	fs.DurationVar(&c.MaxPollInterval, "max-poll-interval", c.MaxPollInterval, "max.poll.interval.ms")
+	fs.DurationVar(&c.AutoCommitInterval, "auto-commit-interval", c.AutoCommitInterval, "auto.commit.interval.ms")
+	fs.BoolVar(&c.Static, "static", c.Static, "static membership: group.instance.id = name")
+	fs.BoolVar(&c.Control, "control-stdin", c.Control, "read driver commands (slow <duration>) from standard input")
+}
+
+// Args renders c as the member's flags (every flag, so that the member's
+// own defaults never decide a run), client properties last, sorted. Secret
+// properties (kafkaconf.IsSecret) are left out: they go through the
+// environment (Env).
+func (c Config) Args() []string {
+	fs := flag.NewFlagSet("member", flag.ContinueOnError)
+	c.Flags(fs)
+	var args []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name != "X" {
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	public := c.Props.Public()
+	for _, k := range slices.Sorted(maps.Keys(public)) {
+		args = append(args, "-X", k+"="+public[k])
+	}
+	return args
+}
+
+// SecretsEnv is the environment variable through which a member gets its
+// secret client properties (kafkaconf.IsSecret), as a JSON object. They
+// stay off its command line, which every user of the host can read
+// (/proc/<pid>/cmdline, ps) and which logs and records quote. A process's
+// environment is readable by its own user alone, and it leaves nothing
+// behind when the harness is killed, as a file of secrets would; a
+// launcher of Kubernetes pods would set it from a Secret.
+const SecretsEnv = "CHAOSBENCH_MEMBER_SECRETS"
+
+// Env returns the environment entries the member needs besides Args: its
+// secret properties under SecretsEnv (nothing when it has none).
+func (c Config) Env() []string {
+	secrets := c.Props.Secrets()
+	if len(secrets) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(secrets)
+	if err != nil {
+		return nil // a map of strings always marshals
+	}
+	return []string{SecretsEnv + "=" + string(b)}
+}
+
+// ReadEnv adds the secret properties found in the environment (Env) to c,
+// and clears the variable, so that nothing this process starts inherits
+// it. A property on the command line keeps its value.
+func (c *Config) ReadEnv() error {
+	v, ok := os.LookupEnv(SecretsEnv)
+	if !ok {
+		return nil
+	}
+	os.Unsetenv(SecretsEnv)
+	var secrets map[string]string
+	if err := json.Unmarshal([]byte(v), &secrets); err != nil {
+		return fmt.Errorf("%s: expected a JSON object of properties", SecretsEnv)
+	}
+	if c.Props == nil && len(secrets) > 0 {
+		c.Props = kafkaconf.Props{}
+	}
+	for k, val := range secrets {
+		if _, set := c.Props[k]; !set {
+			c.Props[k] = val
+		}
+	}
+	return nil
+}
+
+// ParseArgs reads a member's flags (as Args renders them) over Defaults.
+func ParseArgs(args []string) (Config, error) {
+	c := Defaults()
+	fs := flag.NewFlagSet("member", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	return c, nil
+}
+
+// propsFlag collects repeated -X key=value into a Props.
+type propsFlag struct{ p *kafkaconf.Props }
+
+func (f propsFlag) String() string { return "" }
+
+func (f propsFlag) Set(s string) error {
+	k, v, err := kafkaconf.ParseProp(s)
+	if err != nil {
+		return err
+	}
+	if *f.p == nil {
+		*f.p = kafkaconf.Props{}
+	}
+	(*f.p)[k] = v
+	return nil
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
@@ -177,61 +231,132 @@ func (c *Config) validate() error {
 	if c.Topic == "" {
 		bad("--topic: required")
 	}
-	if !known(Strategies, c.Strategy) {
-		bad("--strategy %q: expected one of %v", c.Strategy, Strategies)
+	_, strategyKnown := vocab.LookupStrategy(c.Strategy)
+	if !strategyKnown {
+		bad("--strategy %q: expected one of %s", c.Strategy, strings.Join(vocab.StrategyNames(), ", "))
 	}
 	if c.Client == "" {
-		c.Client = DefaultClient(c.Strategy)
+		c.Client = vocab.DefaultClient(c.Strategy)
 	}
-	if c.Client != ClientConfluent && c.Client != ClientFranz {
-		bad("--client %q: expected confluent or franz", c.Client)
-	} else if known(Strategies, c.Strategy) && !Supports(c.Client, c.Strategy) {
-		bad("--strategy %s: not available on --client %s (librdkafka has no eager sticky assignor; use franz)", c.Strategy, c.Client)
+	if _, ok := vocab.LookupClient(c.Client); !ok {
+		bad("--client %q: expected one of %s", c.Client, strings.Join(vocab.ClientNames(), ", "))
+	} else if ok, why := vocab.Supports(c.Client, c.Strategy); strategyKnown && !ok {
+		bad("--strategy %s: not available on --client %s: %s", c.Strategy, c.Client, why)
 	}
-	if !known(Policies, c.Policy) {
-		bad("--policy %q: expected one of %v", c.Policy, Policies)
+	if _, ok := vocab.LookupPolicy(c.Policy); !ok {
+		bad("--policy %q: expected one of %s", c.Policy, strings.Join(vocab.PolicyNames(), ", "))
 	}
 	switch c.Processing.Distribution {
-	case "", "fixed", "uniform", "exponential":
+	case "", workloads.CostFixed, workloads.CostUniform, workloads.CostExponential:
 	default:
 		bad("--processing-distribution %q: expected fixed, uniform or exponential", c.Processing.Distribution)
 	}
 	if c.Processing.Cost < 0 || c.Processing.Jitter < 0 {
 		bad("--processing-cost and --processing-jitter: expected >= 0")
 	}
-	if c.MaxPollRecords == 0 {
-		c.MaxPollRecords = 500
-	}
+	c.fillDefaults()
 	if c.MaxPollRecords < 1 {
 		bad("--max-poll-records %d: expected >= 1", c.MaxPollRecords)
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	def(&c.SessionTimeout, 45*time.Second)
-	def(&c.HeartbeatInterval, 3*time.Second)
-	def(&c.MaxPollInterval, 300*time.Second)
-	def(&c.AutoCommitInterval, 5*time.Second)
 	if c.HeartbeatInterval >= c.SessionTimeout {
 		bad("--heartbeat-interval %s: expected less than --session-timeout %s", c.HeartbeatInterval, c.SessionTimeout)
 	}
-	if err := CheckClient(c.Client, c.Strategy, c.Static, c.Props); err != nil {
-		errs = append(errs, err)
+	// The member's own check leaves out making a librdkafka client: it is
+	// about to make the real one, which says the same, and a restart
+	// should not wait for two. The java client's member checks its
+	// properties itself when it starts (CheckClient would start a JVM to
+	// do it).
+	if c.Client != vocab.ClientJava {
+		if err := checkClient(c.Client, c.Strategy, c.Static, c.Props, false); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
 
+// fillDefaults gives the zero settings of a Config built in code (not
+// parsed) their Defaults.
+func (c *Config) fillDefaults() {
+	d := Defaults()
+	fill := func(v, def *time.Duration) {
+		if *v == 0 {
+			*v = *def
+		}
+	}
+	fill(&c.SessionTimeout, &d.SessionTimeout)
+	fill(&c.HeartbeatInterval, &d.HeartbeatInterval)
+	fill(&c.MaxPollInterval, &d.MaxPollInterval)
+	fill(&c.AutoCommitInterval, &d.AutoCommitInterval)
+	if c.MaxPollRecords == 0 {
+		c.MaxPollRecords = d.MaxPollRecords
+	}
+	if c.Processing.Distribution == "" {
+		c.Processing.Distribution = d.Processing.Distribution
+	}
+}
+
 // CheckClient rejects what a client cannot do with a strategy: static
 // membership under the consumer protocol on franz-go, client properties
-// a member on that client cannot apply. The chaos driver calls it for
-// every cell before a run starts; a member calls it before it starts.
+// a member on that client cannot apply (for confluent, librdkafka's own
+// verdict on the member's whole configuration); for java, a missing or
+// old JVM, no Maven to build the member, or properties Kafka's Java
+// client refuses (checked by the Java member itself, once per distinct
+// configuration). The chaos driver calls it for every cell before a run
+// starts; a member calls it before it starts.
 func CheckClient(client, strategy string, static bool, props kafkaconf.Props) error {
-	if client != ClientFranz {
+	cfg := Defaults()
+	cfg.Client, cfg.Strategy, cfg.Static, cfg.Props = client, strategy, static, props
+	return CheckConfig(cfg)
+}
+
+// CheckConfig is CheckClient for the whole configuration of a member: a
+// confluent member's timings and commit policy go to librdkafka too, so
+// that a value it would refuse at the member's start (session.timeout.ms
+// beyond its range, max.poll.interval.ms below session.timeout.ms) is
+// refused before a run starts. WorkloadConfig gives a cell's.
+func CheckConfig(cfg Config) error {
+	cfg.fillDefaults()
+	if cfg.Client == vocab.ClientConfluent {
+		return checkConfluent(cfg)
+	}
+	return checkClient(cfg.Client, cfg.Strategy, cfg.Static, cfg.Props, false)
+}
+
+// WorkloadConfig is the configuration a workload gives every member of a
+// cell: everything but the member's name, incarnation, seed and where it
+// connects and writes.
+func WorkloadConfig(s *workloads.Spec, c workloads.Cell) Config {
+	cs := s.Consumer
+	cfg := Defaults()
+	cfg.Client, cfg.Strategy, cfg.Policy = c.Client, c.Strategy, c.CommitPolicy
+	cfg.Processing = cs.Processing
+	cfg.MaxPollRecords = cs.MaxPollRecords
+	cfg.SessionTimeout, cfg.HeartbeatInterval = cs.SessionTimeout, cs.HeartbeatInterval
+	cfg.MaxPollInterval, cfg.AutoCommitInterval = cs.MaxPollInterval, cs.AutoCommitInterval
+	cfg.Static = cs.StaticMembership
+	cfg.Props = kafkaconf.Props{}
+	maps.Copy(cfg.Props, cs.Properties)
+	return cfg
+}
+
+// checkClient is CheckClient; withLibrdkafka makes a librdkafka client to
+// check a confluent member's configuration.
+func checkClient(client, strategy string, static bool, props kafkaconf.Props, withLibrdkafka bool) error {
+	switch client {
+	case vocab.ClientJava:
+		return checkJava(strategy, static, props)
+	case vocab.ClientConfluent:
+		if !withLibrdkafka {
+			return props.CheckLibrdkafka()
+		}
+		cfg := Defaults()
+		cfg.Client, cfg.Strategy, cfg.Static, cfg.Props = client, strategy, static, props
+		return checkConfluent(cfg)
+	}
+	if client != vocab.ClientFranz {
 		return nil
 	}
-	if static && ConsumerProtocol(strategy) {
+	if static && vocab.IsConsumerProtocol(strategy) {
 		return errors.New("--static: franz-go supports group.instance.id on classic groups only")
 	}
 	if _, err := props.FranzOpts(); err != nil {
@@ -243,5 +368,6 @@ func CheckClient(client, strategy string, static bool, props kafkaconf.Props) er
 
 // autoCommit reports whether the policy lets the client commit by itself.
 func (c *Config) autoCommit() bool {
-	return c.Policy == PolicyAuto || c.Policy == PolicyAutoAfterProcess
+	p, _ := vocab.LookupPolicy(c.Policy)
+	return p.AutoCommit
 }

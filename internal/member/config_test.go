@@ -1,15 +1,20 @@
 package member
 
 import (
-	"math/rand/v2"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/vocab"
+	"github.com/chaosbench/chaosbench/workloads"
 )
 
 func validConfig() Config {
 	return Config{Name: "m1", HistoryDir: "/tmp/h", Bootstrap: "127.0.0.1:9092", Group: "g", Topic: "t",
-		Strategy: Range, Policy: PolicySyncBatch}
+		Strategy: vocab.Range, Policy: vocab.PolicySyncBatch}
 }
 
 func TestConfigDefaults(t *testing.T) {
@@ -17,13 +22,13 @@ func TestConfigDefaults(t *testing.T) {
 	if err := c.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if c.Client != ClientConfluent || c.MaxPollRecords != 500 || c.SessionTimeout != 45*time.Second ||
+	if c.Client != vocab.ClientConfluent || c.MaxPollRecords != 500 || c.SessionTimeout != 45*time.Second ||
 		c.HeartbeatInterval != 3*time.Second || c.MaxPollInterval != 300*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
 	s := validConfig()
-	s.Strategy = Sticky
-	if err := s.validate(); err != nil || s.Client != ClientFranz {
+	s.Strategy = vocab.Sticky
+	if err := s.validate(); err != nil || s.Client != vocab.ClientFranz {
 		t.Errorf("sticky defaults to franz: client %q, %v", s.Client, err)
 	}
 }
@@ -34,7 +39,7 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 		want string
 	}{
 		{func(c *Config) { c.Name = "bad name" }, "--name"},
-		{func(c *Config) { c.Strategy = "sticky"; c.Client = ClientConfluent }, "no eager sticky"},
+		{func(c *Config) { c.Strategy = "sticky"; c.Client = vocab.ClientConfluent }, "no eager sticky"},
 		{func(c *Config) { c.Strategy = "fair" }, "--strategy"},
 		{func(c *Config) { c.Policy = "sometimes" }, "--policy"},
 		{func(c *Config) { c.Client = "sarama" }, "--client"},
@@ -43,11 +48,14 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 		{func(c *Config) { c.MaxPollRecords = -1 }, "--max-poll-records"},
 		{func(c *Config) { c.Topic = "" }, "--topic"},
 		{func(c *Config) {
-			c.Client = ClientFranz
+			c.Client = vocab.ClientFranz
 			c.Props = map[string]string{"isolation.level": "read_committed"}
 		}, "-X isolation.level"},
-		{func(c *Config) { c.Client = ClientFranz; c.Props = map[string]string{"fetch.max.wait.ms": "soon"} }, "-X fetch.max.wait.ms=soon"},
-		{func(c *Config) { c.Client = ClientFranz; c.Strategy = ConsumerUniform; c.Static = true }, "--static"},
+		{func(c *Config) {
+			c.Client = vocab.ClientFranz
+			c.Props = map[string]string{"fetch.max.wait.ms": "soon"}
+		}, "-X fetch.max.wait.ms=soon"},
+		{func(c *Config) { c.Client = vocab.ClientFranz; c.Strategy = vocab.ConsumerUniform; c.Static = true }, "--static"},
 	} {
 		c := validConfig()
 		tc.edit(&c)
@@ -58,26 +66,119 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 	}
 }
 
-func TestProcessingCostDistributions(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	const n = 20000
-	mean := func(p Processing) time.Duration {
-		var sum time.Duration
-		for i := 0; i < n; i++ {
-			d := p.sample(r)
-			if d < 0 {
-				t.Fatalf("%v: negative cost %s", p, d)
-			}
-			sum += d
-		}
-		return sum / n
+// The member's command line is a contract: whatever a Config holds, Args
+// renders and ParseArgs reads back the same Config. Every field is given
+// a value other than its default (by reflection, so a field added without
+// a flag fails here).
+func TestArgsRoundTrip(t *testing.T) {
+	want := Config{
+		Name: "m3", Inc: 2, HistoryDir: "/tmp/h", Bootstrap: "127.0.0.1:9092",
+		Props: kafkaconf.Props{"fetch.max.wait.ms": "100", "client.rack": "a=b"},
+		Group: "g", Topic: "t", Client: vocab.ClientFranz, Strategy: vocab.CooperativeSticky, Policy: vocab.PolicyAsyncBatch,
+		Processing: workloads.Processing{Cost: 3 * time.Millisecond, Distribution: workloads.CostUniform, Jitter: time.Millisecond},
+		Seed:       -42, MaxPollRecords: 77,
+		SessionTimeout: 7 * time.Second, HeartbeatInterval: 700 * time.Millisecond,
+		MaxPollInterval: 70 * time.Second, AutoCommitInterval: 1500 * time.Millisecond,
+		Static: true, Control: true,
 	}
-	if got := mean(Processing{Cost: time.Millisecond}); got != time.Millisecond {
-		t.Errorf("fixed: mean %s", got)
-	}
-	for _, p := range []Processing{{Cost: time.Millisecond, Distribution: "uniform", Jitter: 500 * time.Microsecond}, {Cost: time.Millisecond, Distribution: "exponential"}} {
-		if got := mean(p); got < 950*time.Microsecond || got > 1050*time.Microsecond {
-			t.Errorf("%v: mean %s, want 1ms within 5%%", p, got)
+	def := Defaults()
+	wv, dv := reflect.ValueOf(want), reflect.ValueOf(def)
+	for i := range wv.NumField() {
+		if reflect.DeepEqual(wv.Field(i).Interface(), dv.Field(i).Interface()) {
+			t.Errorf("field %s: the test gives it its default; give it another value", wv.Type().Field(i).Name)
 		}
+	}
+	got, err := ParseArgs(want.Args())
+	if err != nil {
+		t.Fatalf("ParseArgs(%q): %v", want.Args(), err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip:\n got %+v\nwant %+v\nargs %q", got, want, want.Args())
+	}
+	// And the defaults themselves survive it.
+	if got, err := ParseArgs(def.Args()); err != nil || !reflect.DeepEqual(got, def) {
+		t.Errorf("defaults round trip: %+v, %v", got, err)
+	}
+	if got, err := ParseArgs(nil); err != nil || !reflect.DeepEqual(got, def) {
+		t.Errorf("no arguments: %+v, %v; want the defaults", got, err)
+	}
+}
+
+// A member's secret properties never reach its command line (readable by
+// every user of the host, quoted by logs): they go through its
+// environment, which ReadEnv takes back and clears.
+func TestSecretsStayOffTheCommandLine(t *testing.T) {
+	c := Defaults()
+	c.Name, c.Props = "m1", kafkaconf.Props{"sasl.password": "hunter2", "ssl.key.password": "k=v", "sasl.username": "alice"}
+	args := strings.Join(c.Args(), " ")
+	if strings.Contains(args, "hunter2") || strings.Contains(args, "k=v") || !strings.Contains(args, "sasl.username=alice") {
+		t.Errorf("args %s: want the user name, and no secret", args)
+	}
+	env := c.Env()
+	if len(env) != 1 || !strings.HasPrefix(env[0], SecretsEnv+"=") || !strings.Contains(env[0], "hunter2") {
+		t.Fatalf("env %q", env)
+	}
+	got, err := ParseArgs(c.Args())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(SecretsEnv, strings.TrimPrefix(env[0], SecretsEnv+"="))
+	if err := got.ReadEnv(); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Props, c.Props) {
+		t.Errorf("props after ReadEnv %v, want %v", got.Props, c.Props)
+	}
+	if _, set := os.LookupEnv(SecretsEnv); set {
+		t.Error("ReadEnv left the variable set")
+	}
+	if (Config{Props: kafkaconf.Props{"sasl.username": "u"}}).Env() != nil {
+		t.Error("Env without secrets is not empty")
+	}
+	t.Setenv(SecretsEnv, "not json hunter2")
+	if err := got.ReadEnv(); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("bad variable: %v", err)
+	}
+}
+
+// What a confluent member could not apply is refused before a run,
+// naming the property and the client, in librdkafka's words.
+func TestCheckClientConfluent(t *testing.T) {
+	for props, want := range map[string]kafkaconf.Props{
+		"-X sasl.jaas.config: client confluent":        {"sasl.jaas.config": "x", "sasl.username": "u"},
+		"client confluent":                             {"security.protocol": "SSL", "ssl.ca.location": "/nonexistent/ca.pem"},
+		"sasl.mechanism=OAUTHBEARER: client confluent": {"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER"},
+		"-X no.such.property: client confluent":        {"no.such.property": "1"},
+	} {
+		err := CheckClient(vocab.ClientConfluent, vocab.Range, false, want)
+		if err == nil || !strings.Contains(err.Error(), props) {
+			t.Errorf("%v: %v, want an error with %q", want, err, props)
+		}
+	}
+	if err := CheckClient(vocab.ClientConfluent, vocab.ConsumerRange, false, kafkaconf.Props{"fetch.wait.max.ms": "100", "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "u", "sasl.password": "p"}); err != nil {
+		t.Errorf("good properties refused: %v", err)
+	}
+}
+
+// A confluent cell's timings are librdkafka's to judge, before a run:
+// the member's defaults hid a session timeout beyond its range and a poll
+// interval below the session timeout until the members started.
+func TestCheckConfigTimings(t *testing.T) {
+	for want, edit := range map[string]func(*Config){
+		"session.timeout.ms":   func(c *Config) { c.SessionTimeout = 2 * time.Hour },
+		"max.poll.interval.ms": func(c *Config) { c.MaxPollInterval = 5 * time.Second; c.SessionTimeout = 10 * time.Second },
+	} {
+		cfg := Defaults()
+		cfg.Client, cfg.Strategy = vocab.ClientConfluent, vocab.Range
+		edit(&cfg)
+		if err := CheckConfig(cfg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want librdkafka's refusal naming it", want, err)
+		}
+	}
+	cfg := Defaults()
+	cfg.Client, cfg.Strategy = vocab.ClientConfluent, vocab.Range
+	cfg.SessionTimeout, cfg.HeartbeatInterval, cfg.MaxPollInterval = 10*time.Second, time.Second, 30*time.Second
+	if err := CheckConfig(cfg); err != nil {
+		t.Errorf("good timings refused: %v", err)
 	}
 }

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // confluentConfig returns the librdkafka configuration of a member.
@@ -26,14 +30,15 @@ func confluentConfig(cfg *Config) kafka.ConfigMap {
 		"auto.commit.interval.ms": ms(cfg.AutoCommitInterval),
 		// auto: the library stores each offset when it hands the record
 		// over (its default); auto-after-process stores after processing.
-		"enable.auto.offset.store": cfg.Policy == PolicyAuto,
+		"enable.auto.offset.store": cfg.Policy == vocab.PolicyAuto,
 	}
-	if ConsumerProtocol(cfg.Strategy) {
+	if vocab.IsConsumerProtocol(cfg.Strategy) {
 		// KIP-848: the broker assigns and owns the session timings;
 		// librdkafka refuses session.timeout.ms, heartbeat.interval.ms and
 		// partition.assignment.strategy with this protocol.
 		conf["group.protocol"] = "consumer"
-		conf["group.remote.assignor"] = strings.TrimPrefix(cfg.Strategy, "consumer-")
+		st, _ := vocab.LookupStrategy(cfg.Strategy)
+		conf["group.remote.assignor"] = st.Assignor
 	} else {
 		conf["partition.assignment.strategy"] = cfg.Strategy
 		conf["session.timeout.ms"] = ms(cfg.SessionTimeout)
@@ -46,6 +51,46 @@ func confluentConfig(cfg *Config) kafka.ConfigMap {
 		conf[k] = v
 	}
 	return conf
+}
+
+// checkConfluent makes (and closes) a consumer with the configuration a
+// member of this strategy would have, without brokers: librdkafka checks
+// every property's name and value, and loads TLS material, when a client
+// is made, so a property it would refuse is refused before a run starts,
+// in its words.
+func checkConfluent(cfg Config) error {
+	if err := cfg.Props.CheckLibrdkafka(); err != nil {
+		return err
+	}
+	try := func(props kafkaconf.Props) error {
+		c := cfg
+		c.Name, c.Group, c.Props = "check", "check", props
+		conf := confluentConfig(&c)
+		conf["bootstrap.servers"] = ""
+		conf["log_level"] = 0 // no warning about the missing brokers on stderr
+		cons, err := kafka.NewConsumer(&conf)
+		if err != nil {
+			return err
+		}
+		cons.Close()
+		return nil
+	}
+	err := try(cfg.Props)
+	if err == nil {
+		return nil
+	}
+	// librdkafka does not always name the property it refuses ("Java JAAS
+	// configuration is not supported"): find the one without which it
+	// accepts the rest.
+	keys := slices.Sorted(maps.Keys(cfg.Props))
+	for _, k := range keys {
+		rest := cfg.Props.Clone()
+		delete(rest, k)
+		if try(rest) == nil {
+			return fmt.Errorf("-X %s: client confluent: %w", clip.String(k), err)
+		}
+	}
+	return fmt.Errorf("client confluent: %w", err)
 }
 
 type confluentMember struct {
@@ -80,7 +125,7 @@ func runConfluent(ctx context.Context, s *state) error {
 		if len(batch) == 0 {
 			continue
 		}
-		if s.cfg.Policy == PolicyCommitFirst {
+		if s.cfg.Policy == vocab.PolicyCommitFirst {
 			m.commitSync(batchOffsets(batch))
 		}
 		if err := s.process(ctx, batch); err != nil {
@@ -160,11 +205,11 @@ func (m *confluentMember) rebalance(c *kafka.Consumer, ev kafka.Event) error {
 	case kafka.RevokedPartitions:
 		ps := partitionsOf(e.Partitions)
 		lost := c.AssignmentLost()
-		if !lost && m.cfg.Policy == PolicyAsyncSyncOnRevoke {
+		if !lost && m.cfg.Policy == vocab.PolicyAsyncSyncOnRevoke {
 			m.waitAsync()
 			m.commitSync(m.takeUncommitted(ps))
 		}
-		if !lost && m.cfg.Policy == PolicyAutoAfterProcess {
+		if !lost && m.cfg.Policy == vocab.PolicyAutoAfterProcess {
 			m.storeOffsets(m.takeUncommitted(ps))
 		}
 		kind := history.Revoked
@@ -208,13 +253,13 @@ func (m *confluentMember) toTPs(offs map[int32]int64) []kafka.TopicPartition {
 // says. The history was flushed by process.
 func (m *confluentMember) afterBatch() error {
 	switch m.cfg.Policy {
-	case PolicyAutoAfterProcess:
+	case vocab.PolicyAutoAfterProcess:
 		m.storeOffsets(m.takeUncommitted(nil))
-	case PolicySyncBatch:
+	case vocab.PolicySyncBatch:
 		m.commitSync(m.takeUncommitted(nil))
-	case PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+	case vocab.PolicyAsyncBatch, vocab.PolicyAsyncSyncOnRevoke:
 		m.commitAsync(m.takeUncommitted(nil))
-	case PolicyCommitFirst:
+	case vocab.PolicyCommitFirst:
 		m.takeUncommitted(nil) // committed before processing
 	}
 	return nil
@@ -223,10 +268,10 @@ func (m *confluentMember) afterBatch() error {
 // finalCommit is the policy's commit on a graceful close.
 func (m *confluentMember) finalCommit() {
 	switch m.cfg.Policy {
-	case PolicySyncBatch, PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+	case vocab.PolicySyncBatch, vocab.PolicyAsyncBatch, vocab.PolicyAsyncSyncOnRevoke:
 		m.waitAsync()
 		m.commitSync(m.takeUncommitted(nil))
-	case PolicyAutoAfterProcess:
+	case vocab.PolicyAutoAfterProcess:
 		m.storeOffsets(m.takeUncommitted(nil))
 	default:
 		m.waitAsync()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // franzBalancer returns the franz-go balancer of a strategy. For the
@@ -21,11 +22,11 @@ import (
 // assignor and its sticky balancer to uniform.
 func franzBalancer(strategy string) kgo.GroupBalancer {
 	switch strategy {
-	case Range, ConsumerRange:
+	case vocab.Range, vocab.ConsumerRange:
 		return kgo.RangeBalancer()
-	case RoundRobin:
+	case vocab.RoundRobin:
 		return kgo.RoundRobinBalancer()
-	case Sticky, ConsumerUniform:
+	case vocab.Sticky, vocab.ConsumerUniform:
 		return kgo.StickyBalancer()
 	default:
 		return kgo.CooperativeStickyBalancer()
@@ -101,13 +102,54 @@ type franzMember struct {
 func runFranz(ctx context.Context, s *state) error {
 	cfg := s.cfg
 	m := &franzMember{state: s}
-	opts, err := cfg.Props.FranzOpts()
+	opts, err := m.clientOpts()
 	if err != nil {
 		return err
 	}
+	m.cl, err = kgo.NewClient(opts...)
+	if err != nil {
+		return fmt.Errorf("franz-go client: %w", err)
+	}
+
+	var runErr error
+	var batch []record
+	for ctx.Err() == nil {
+		var closed bool
+		if batch, closed = m.pollBatch(ctx, batch[:0]); closed {
+			break
+		}
+		batch = s.filterOwned(batch)
+		if len(batch) > 0 {
+			if cfg.Policy == vocab.PolicyCommitFirst {
+				m.commit(ctx, batchOffsets(batch), true)
+			}
+			if err := s.process(ctx, batch); err != nil {
+				runErr = err
+				m.cl.AllowRebalance()
+				break
+			}
+			m.afterBatch(ctx)
+		}
+		m.cl.AllowRebalance()
+	}
+	s.stopping()
+	m.finalCommit()
+	// Leaving the group runs onRevoked one last time (recorded there).
+	m.cl.CloseAllowingRebalance()
+	return runErr
+}
+
+// clientOpts are the client's options: the -X properties, the group, the
+// strategy's balancer, the timings and the commit policy's auto-commit.
+func (m *franzMember) clientOpts() ([]kgo.Opt, error) {
+	cfg := m.cfg
+	opts, err := cfg.Props.FranzOpts()
+	if err != nil {
+		return nil, err
+	}
 	consumerOpts, err := franzConsumerOpts(cfg.Props)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	opts = append(opts, consumerOpts...)
 	opts = append(opts,
@@ -128,7 +170,7 @@ func runFranz(ctx context.Context, s *state) error {
 		kgo.OnPartitionsRevoked(m.onRevoked),
 		kgo.OnPartitionsLost(m.onLost),
 	)
-	if ConsumerProtocol(cfg.Strategy) {
+	if vocab.IsConsumerProtocol(cfg.Strategy) {
 		opts = append(opts, kgo.ServerSideBalancer())
 	} else {
 		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout), kgo.HeartbeatInterval(cfg.HeartbeatInterval))
@@ -137,57 +179,37 @@ func runFranz(ctx context.Context, s *state) error {
 		opts = append(opts, kgo.InstanceID(cfg.Name))
 	}
 	switch cfg.Policy {
-	case PolicyAuto:
+	case vocab.PolicyAuto:
 		opts = append(opts, kgo.AutoCommitInterval(cfg.AutoCommitInterval), kgo.AutoCommitCallback(m.onAutoCommit))
-	case PolicyAutoAfterProcess:
+	case vocab.PolicyAutoAfterProcess:
 		opts = append(opts, kgo.AutoCommitMarks(), kgo.AutoCommitInterval(cfg.AutoCommitInterval), kgo.AutoCommitCallback(m.onAutoCommit))
 	default:
 		opts = append(opts, kgo.DisableAutoCommit())
 	}
-	m.cl, err = kgo.NewClient(opts...)
-	if err != nil {
-		return fmt.Errorf("franz-go client: %w", err)
-	}
+	return opts, nil
+}
 
-	var runErr error
-	var batch []record
-	for ctx.Err() == nil {
-		fs := m.cl.PollRecords(ctx, cfg.MaxPollRecords)
-		if fs.IsClientClosed() {
-			break
-		}
-		fs.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.Canceled) {
-				m.logf("fetch %s/%d: %v", t, p, err)
-			}
-		})
-		batch = batch[:0]
-		fs.EachRecord(func(r *kgo.Record) {
-			rec := record{partition: r.Partition, offset: r.Offset, key: string(r.Key), recordT: r.Timestamp.UnixNano()}
-			for _, h := range r.Headers {
-				rec.setHeader(h.Key, h.Value)
-			}
-			batch = append(batch, rec)
-		})
-		batch = s.filterOwned(batch)
-		if len(batch) > 0 {
-			if cfg.Policy == PolicyCommitFirst {
-				m.commit(ctx, batchOffsets(batch), true)
-			}
-			if err := s.process(ctx, batch); err != nil {
-				runErr = err
-				m.cl.AllowRebalance()
-				break
-			}
-			m.afterBatch(ctx)
-		}
-		m.cl.AllowRebalance()
+// pollBatch polls up to max.poll.records records and appends them to
+// batch; closed reports that the client was closed. Fetch errors are
+// logged (a cancelled poll's are not).
+func (m *franzMember) pollBatch(ctx context.Context, batch []record) (_ []record, closed bool) {
+	fs := m.cl.PollRecords(ctx, m.cfg.MaxPollRecords)
+	if fs.IsClientClosed() {
+		return batch, true
 	}
-	s.stopping()
-	m.finalCommit()
-	// Leaving the group runs onRevoked one last time (recorded there).
-	m.cl.CloseAllowingRebalance()
-	return runErr
+	fs.EachError(func(t string, p int32, err error) {
+		if !errors.Is(err, context.Canceled) {
+			m.logf("fetch %s/%d: %v", t, p, err)
+		}
+	})
+	fs.EachRecord(func(r *kgo.Record) {
+		rec := record{partition: r.Partition, offset: r.Offset, key: string(r.Key), recordT: r.Timestamp.UnixNano()}
+		for _, h := range r.Headers {
+			rec.setHeader(h.Key, h.Value)
+		}
+		batch = append(batch, rec)
+	})
+	return batch, false
 }
 
 func (m *franzMember) groupMeta() (string, int32) {
@@ -203,9 +225,9 @@ func (m *franzMember) onAssigned(_ context.Context, _ *kgo.Client, ps map[string
 func (m *franzMember) onRevoked(ctx context.Context, cl *kgo.Client, ps map[string][]int32) {
 	revoked := ps[m.cfg.Topic]
 	switch m.cfg.Policy {
-	case PolicyAsyncSyncOnRevoke:
+	case vocab.PolicyAsyncSyncOnRevoke:
 		m.commit(ctx, m.takeUncommitted(revoked), true)
-	case PolicyAuto, PolicyAutoAfterProcess:
+	case vocab.PolicyAuto, vocab.PolicyAutoAfterProcess:
 		// Commit what auto-commit tracks (polled records, or the marked
 		// ones), as franz-go's default revoke callback does.
 		m.commitTracked(ctx)
@@ -223,15 +245,15 @@ func (m *franzMember) onLost(_ context.Context, _ *kgo.Client, ps map[string][]i
 // says. The history was flushed by process.
 func (m *franzMember) afterBatch(ctx context.Context) {
 	switch m.cfg.Policy {
-	case PolicyAutoAfterProcess:
+	case vocab.PolicyAutoAfterProcess:
 		// Only what was processed: a batch cut short by a stop leaves the
 		// rest unmarked.
 		m.cl.MarkCommitOffsets(m.toOffsets(m.takeUncommitted(nil)))
-	case PolicySyncBatch:
+	case vocab.PolicySyncBatch:
 		m.commit(ctx, m.takeUncommitted(nil), true)
-	case PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+	case vocab.PolicyAsyncBatch, vocab.PolicyAsyncSyncOnRevoke:
 		m.commit(ctx, m.takeUncommitted(nil), false)
-	case PolicyCommitFirst, PolicyAuto:
+	case vocab.PolicyCommitFirst, vocab.PolicyAuto:
 		m.takeUncommitted(nil)
 	}
 }
@@ -240,9 +262,9 @@ func (m *franzMember) afterBatch(ctx context.Context) {
 func (m *franzMember) finalCommit() {
 	ctx := context.Background()
 	switch m.cfg.Policy {
-	case PolicySyncBatch, PolicyAsyncBatch, PolicyAsyncSyncOnRevoke:
+	case vocab.PolicySyncBatch, vocab.PolicyAsyncBatch, vocab.PolicyAsyncSyncOnRevoke:
 		m.commit(ctx, m.takeUncommitted(nil), true)
-	case PolicyAuto, PolicyAutoAfterProcess:
+	case vocab.PolicyAuto, vocab.PolicyAutoAfterProcess:
 		m.commitTracked(ctx)
 	}
 	if err := m.flush(); err != nil {
@@ -284,7 +306,7 @@ func (m *franzMember) commit(ctx context.Context, offs map[int32]int64, sync boo
 // marked ones under auto-after-process, the polled position under auto.
 func (m *franzMember) commitTracked(ctx context.Context) {
 	offs := m.cl.UncommittedOffsets()
-	if m.cfg.Policy == PolicyAutoAfterProcess {
+	if m.cfg.Policy == vocab.PolicyAutoAfterProcess {
 		offs = m.cl.MarkedOffsets()
 	}
 	m.cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {

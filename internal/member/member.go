@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Record header names, as the producer writes them (docs/history.md).
@@ -154,7 +155,7 @@ func (s *state) filterOwned(batch []record) []record {
 func (s *state) process(ctx context.Context, batch []record) error {
 	for i := range batch {
 		r := &batch[i]
-		d := s.cfg.Processing.sample(s.rng)
+		d := s.cfg.Processing.Sample(s.rng)
 		if st := s.stall.Swap(0); st > 0 {
 			s.logf("stalling %s (slow)", time.Duration(st))
 			d += time.Duration(st)
@@ -270,10 +271,20 @@ func (s *state) readControl(r io.Reader) {
 
 // Run runs a member until ctx ends (a graceful close: the policy's final
 // commit, then leave the group) or the client fails. control carries the
-// driver's commands (may be nil); log receives the member's own log.
+// driver's commands (may be nil); log receives the member's own log. A
+// java member does not run here: Run replaces the process with the JVM
+// (java.go) and returns only if that fails.
 func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) error {
 	if err := cfg.validate(); err != nil {
 		return &configError{err}
+	}
+	if cfg.Client == vocab.ClientJava {
+		// The JVM takes this process's place and writes the history.
+		err := execJava(cfg)
+		if te := (*toolError)(nil); errors.As(err, &te) {
+			return &configError{err}
+		}
+		return err
 	}
 	if err := os.MkdirAll(cfg.HistoryDir, 0o755); err != nil {
 		return err
@@ -293,8 +304,13 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	if control != nil {
 		go s.readControl(control)
 	}
+	// The join request follows (docs/history.md: joining).
+	s.append(&history.Event{Kind: history.Member, State: history.StateJoining})
+	if err := s.flush(); err != nil {
+		return err
+	}
 	switch cfg.Client {
-	case ClientFranz:
+	case vocab.ClientFranz:
 		err = runFranz(ctx, s)
 	default:
 		err = runConfluent(ctx, s)

@@ -8,11 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/chaosbench/chaosbench/internal/cluster"
 )
 
 // SchemaVersion is the version of run.json and cell.json.
@@ -30,7 +29,9 @@ type Run struct {
 	End           time.Time `json:"end,omitzero"`
 	Complete      bool      `json:"complete"`
 	PartialReason string    `json:"partial_reason,omitempty"`
-	Command       []string  `json:"command"`
+	// Command is the command line, with the value of every secret
+	// property masked as "***".
+	Command []string `json:"command"`
 }
 
 // Cell is cell.json: the environment record of one cell.
@@ -39,7 +40,7 @@ type Cell struct {
 	Cell          string `json:"cell"`     // folder name
 	Strategy      string `json:"strategy"` // range, roundrobin, sticky, cooperative-sticky, consumer-uniform, consumer-range
 	CommitPolicy  string `json:"commit_policy"`
-	Client        string `json:"client"`    // confluent or franz
+	Client        string `json:"client"`    // a client of internal/vocab: confluent, franz, java
 	Iteration     int    `json:"iteration"` // 0-based repetition of the cell (chaos run --repeat)
 
 	Topic      string `json:"topic"`
@@ -57,10 +58,13 @@ type Cell struct {
 	// there is one (acks, enable.idempotence, ...), plus its client,
 	// partitioner and rate.
 	Producer map[string]string `json:"producer"`
+	// ClientProperties are the properties every client of the cell got
+	// (-X, -F: security settings, mostly), secrets masked as "***".
+	ClientProperties map[string]string `json:"client_properties,omitempty"`
 
-	Cluster  cluster.Info `json:"cluster"`
-	Versions Versions     `json:"versions"`
-	Machine  Machine      `json:"machine"`
+	Cluster  ClusterInfo `json:"cluster"`
+	Versions Versions    `json:"versions"`
+	Machine  Machine     `json:"machine"`
 
 	Start time.Time `json:"start"`
 	// TrafficEnd is when the producer stopped; DrainEnd when every
@@ -73,21 +77,64 @@ type Cell struct {
 	PartialReason string    `json:"partial_reason,omitempty"`
 }
 
+// ClusterInfo is the record of the cluster a cell ran against, as its
+// provider describes it (`chaos cluster status --json` prints the same).
+type ClusterInfo struct {
+	Provider   string `json:"provider"`
+	Bootstrap  string `json:"bootstrap"`
+	ClusterID  string `json:"cluster_id"`
+	Brokers    int    `json:"brokers"`
+	BrokerIDs  []int  `json:"broker_ids"`
+	Controller int    `json:"controller"`
+	// KafkaVersion is the Kafka release: the one the provider runs (the
+	// local provider's jars, the docker provider's image), else what the
+	// broker reports.
+	KafkaVersion string `json:"kafka_version"`
+	// BrokerVersion is what the broker itself reports, whatever the
+	// provider: its API versions as franz-go reads them ("v4.4", or "at
+	// least v4.4" for a release newer than franz-go knows).
+	BrokerVersion string `json:"broker_version,omitempty"`
+	// BrokerSettings holds the broker configuration that shapes group
+	// behaviour (rebalance delay, session bounds, offsets topic), as set by
+	// the provider or, for an external cluster, as described by the broker.
+	BrokerSettings map[string]string `json:"broker_settings"`
+	// Nodes describes the processes of a local cluster.
+	Nodes []NodeInfo `json:"nodes,omitempty"`
+}
+
+// NodeInfo describes one broker process of a local cluster.
+type NodeInfo struct {
+	ID      int    `json:"id"`
+	PID     int    `json:"pid"`
+	Address string `json:"address"`
+	Alive   bool   `json:"alive"`
+	Log     string `json:"log"`
+}
+
 // Versions records the software a cell ran.
 type Versions struct {
 	Kafka      string `json:"kafka"`
 	Librdkafka string `json:"librdkafka"`
 	FranzGo    string `json:"franz_go"`
-	Go         string `json:"go"`
-	Chaosbench string `json:"chaosbench"`
+	// KafkaClients and Java: the java client's kafka-clients and JVM
+	// (java cells only).
+	KafkaClients string `json:"kafka_clients,omitempty"`
+	Java         string `json:"java,omitempty"`
+	Go           string `json:"go"`
+	Chaosbench   string `json:"chaosbench"`
 }
 
-// Machine records where a cell ran.
+// Machine records where a cell ran. A measurement belongs to its machine:
+// chaos compare says when a baseline and a candidate come from different
+// ones (cores, CPU model, memory, OS and architecture).
 type Machine struct {
 	Hostname string `json:"hostname"`
 	OS       string `json:"os"`
 	Arch     string `json:"arch"`
 	CPUs     int    `json:"cpus"`
+	// CPUModel is the processor's name as the kernel reports it (Linux:
+	// the first "model name" of /proc/cpuinfo); empty where unknown.
+	CPUModel string `json:"cpu_model,omitempty"`
 	MemBytes uint64 `json:"mem_bytes"`
 	Kernel   string `json:"kernel"`
 }
@@ -141,10 +188,61 @@ func WriteFile(path string, b []byte) error {
 	return err
 }
 
+// CreateFile writes b to path atomically, as WriteFile does, but only if
+// path does not exist: the temporary file is linked into place, which
+// fails on an existing name instead of replacing it. For files a command
+// is asked to write (an -o), which must never take the place of another.
+func CreateFile(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s: exists (a file is never overwritten: choose another name)", path)
+		}
+		return err
+	}
+	return nil
+}
+
+// MaxRecordSize bounds run.json, cell.json and the other small records a
+// reader reads whole: far beyond any the driver writes, far below what
+// would strain memory.
+const MaxRecordSize = 16 << 20
+
+// ReadFile reads a file whole, refusing one of more than max bytes (or
+// that is not a regular file: a FIFO would block the reader) instead of
+// reading it into memory.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: more than %d bytes", path, max)
+	}
+	return b, nil
+}
+
 // ReadCell reads dir/cell.json.
 func ReadCell(dir string) (Cell, error) {
 	var c Cell
-	b, err := os.ReadFile(filepath.Join(dir, "cell.json"))
+	b, err := ReadFile(filepath.Join(dir, "cell.json"), MaxRecordSize)
 	if err != nil {
 		return c, err
 	}
@@ -157,7 +255,7 @@ func ReadCell(dir string) (Cell, error) {
 // ReadRun reads dir/run.json.
 func ReadRun(dir string) (Run, error) {
 	var r Run
-	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	b, err := ReadFile(filepath.Join(dir, "run.json"), MaxRecordSize)
 	if err != nil {
 		return r, err
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +20,10 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -30,7 +34,8 @@ type cellRun struct {
 	iter    int
 	cluster cluster.Cluster
 	info    cluster.Info
-	dir     string
+	dir     string // the cell's folder
+	runDir  string // the run's folder
 	plan    Plan
 	stamp   string // the run's start time and tag, yyyymmddThhmmssZ-xxxxxx
 
@@ -62,6 +67,81 @@ func (c *cellRun) clearLine() string { return c.opts.clearLine() }
 // start; it is marked complete only at the end.
 func (c *cellRun) run(ctx context.Context) (err error) {
 	spec := c.opts.Spec
+	if err := c.prepare(); err != nil {
+		return err
+	}
+	defer c.closeRecord(ctx, &err)
+
+	c.kcl, err = cluster.NewClient(c.cluster.Bootstrap(), c.cluster.Props())
+	if err != nil {
+		return err
+	}
+	c.adm = kadm.NewClient(c.kcl)
+	defer c.kcl.Close()
+	if err := c.createTopic(ctx); err != nil {
+		return err
+	}
+	defer c.deleteTopic()
+	if vocab.IsConsumerProtocol(c.cell.Strategy) {
+		c.applyGroupTimings(ctx)
+	}
+
+	c.hist, err = history.Create(c.histDir, "chaos", 0)
+	if err != nil {
+		return err
+	}
+	defer c.hist.Close()
+
+	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.memberConfig("", 0).Env(), c.logf)
+	// Whatever happens, no member outlives the cell.
+	defer func() {
+		if ctx.Err() != nil {
+			c.fleet.killAll()
+		} else {
+			c.fleet.stopAll(30 * time.Second)
+		}
+	}()
+	if err := c.startGroup(ctx); err != nil {
+		return err
+	}
+
+	plog, err := os.OpenFile(filepath.Join(c.dir, "logs", "producer-0.0.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer plog.Close()
+	c.prod, err = newProducer(spec, c.topic, c.cluster, c.histDir, c.dir, plog)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := c.prod.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+
+	t0 := time.Now()
+	c.phase("warmup")
+	// Steady state begins after the warmup.
+	steady := time.AfterFunc(spec.Chaos.Warmup, func() { c.phase("steady") })
+	defer steady.Stop()
+	if err := c.traffic(ctx, t0); err != nil {
+		return err
+	}
+	c.phase("drain")
+	drained, err := c.drain(ctx, t0)
+	c.record.DrainEnd = time.Now().UTC()
+	c.record.DrainComplete = drained
+	if err != nil {
+		return err
+	}
+	return c.stop(t0, drained)
+}
+
+// prepare names the cell's topic and group, creates its folders and saves
+// its record, partial until closeRecord.
+func (c *cellRun) prepare() error {
+	spec := c.opts.Spec
 	// A topic (and group) of its own per run: a topic or committed
 	// offsets left by an earlier run, on an external cluster, must not
 	// leak into this one.
@@ -81,62 +161,65 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		SchemaVersion: runfolder.SchemaVersion, Cell: c.cell.Name, Strategy: c.cell.Strategy,
 		CommitPolicy: c.cell.CommitPolicy, Client: c.cell.Client, Iteration: c.iter,
 		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
-		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: processingString(spec.Consumer.Processing),
-		Producer: producerSettings(spec.Producer),
-		Cluster:  c.info, Versions: versions(c.info.KafkaVersion), Machine: machine(),
+		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: spec.Consumer.Processing.String(),
+		Producer: producerSettings(spec.Producer), ClientProperties: c.cluster.Props().Redacted(),
+		Cluster: c.clusterRecord(), Versions: versions(c.info.KafkaVersion), Machine: machine(),
 		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
-	if err := c.saveRecord(); err != nil {
-		return err
+	if c.cell.Client == vocab.ClientJava {
+		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
 	}
-	defer func() {
-		c.record.End = time.Now().UTC()
-		c.record.Complete = err == nil
-		c.record.PartialReason = ""
-		if err != nil {
-			c.record.PartialReason = err.Error()
-			if ctx.Err() != nil {
-				c.record.PartialReason = "interrupted: " + context.Cause(ctx).Error()
-			}
-		}
-		if serr := c.saveRecord(); serr != nil && err == nil {
-			err = serr
-		}
-	}()
+	return c.saveRecord()
+}
 
-	c.kcl, err = cluster.NewClient(c.cluster.Bootstrap(), c.cluster.Props())
+// clusterRecord is the cluster as cell.json records it: a node's log
+// inside the run folder is named relative to the run folder (results are
+// copied between machines, and a path of the machine that ran them says
+// nothing there).
+func (c *cellRun) clusterRecord() runfolder.ClusterInfo {
+	info := c.info
+	run := c.runDir
+	info.Nodes = slices.Clone(info.Nodes)
+	for i, n := range info.Nodes {
+		if rel, err := filepath.Rel(run, n.Log); err == nil && filepath.IsAbs(n.Log) && !strings.HasPrefix(rel, "..") {
+			info.Nodes[i].Log = rel
+		}
+	}
+	return info
+}
+
+// closeRecord saves the record at the cell's end: complete when *errp is
+// nil, else partial with the reason (the interruption, when ctx ended). A
+// failure to save becomes the cell's error.
+func (c *cellRun) closeRecord(ctx context.Context, errp *error) {
+	err := *errp
+	c.record.End = time.Now().UTC()
+	c.record.Complete = err == nil
+	c.record.PartialReason = ""
 	if err != nil {
-		return err
-	}
-	c.adm = kadm.NewClient(c.kcl)
-	defer c.kcl.Close()
-	if err := c.createTopic(ctx); err != nil {
-		return err
-	}
-	defer c.deleteTopic()
-	if member.ConsumerProtocol(c.cell.Strategy) {
-		c.setGroupTimings(ctx)
-		// Record what the coordinator will really apply.
-		for k, v := range c.groupTimings(ctx) {
-			c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
-		}
-	}
-
-	c.hist, err = history.Create(c.histDir, "chaos", 0)
-	if err != nil {
-		return err
-	}
-	defer c.hist.Close()
-
-	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.logf)
-	// Whatever happens, no member outlives the cell.
-	defer func() {
+		c.record.PartialReason = err.Error()
 		if ctx.Err() != nil {
-			c.fleet.killAll()
-		} else {
-			c.fleet.stopAll(30 * time.Second)
+			c.record.PartialReason = "interrupted: " + context.Cause(ctx).Error()
 		}
-	}()
+	}
+	if serr := c.saveRecord(); serr != nil && err == nil {
+		*errp = serr
+	}
+}
+
+// applyGroupTimings sets a consumer-protocol group's session timeout and
+// heartbeat interval and records what the coordinator will really apply.
+func (c *cellRun) applyGroupTimings(ctx context.Context) {
+	c.setGroupTimings(ctx)
+	for k, v := range c.groupTimings(ctx) {
+		c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
+	}
+}
+
+// startGroup starts the members and waits until they own every partition
+// between them.
+func (c *cellRun) startGroup(ctx context.Context) error {
+	spec := c.opts.Spec
 	c.phase("start")
 	for i := 1; i <= spec.Consumer.Members; i++ {
 		if err := c.fleet.start(ctx, "m"+strconv.Itoa(i)); err != nil {
@@ -148,24 +231,14 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		return err
 	}
 	c.logf("group formed in %s", time.Since(formed).Round(time.Millisecond))
+	return nil
+}
 
-	plog, err := os.OpenFile(filepath.Join(c.dir, "logs", "producer-0.0.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer plog.Close()
-	c.prod, err = newProducer(spec, c.topic, c.cluster, c.histDir, c.dir, plog)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := c.prod.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-
-	t0 := time.Now()
-	c.phase("warmup")
+// traffic runs the producer and, beside it, the chaos steps (t0 being
+// traffic start), printing the progress every second, until the producer
+// is done. It returns once the steps are done too: a pause may outlast the
+// traffic. An interruption stops the producer and waits for both.
+func (c *cellRun) traffic(ctx context.Context, t0 time.Time) error {
 	pctx, stopTraffic := context.WithCancel(ctx)
 	defer stopTraffic()
 	prodDone := make(chan error, 1)
@@ -177,9 +250,6 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		defer steps.Done()
 		c.runSteps(ctx, t0)
 	}()
-	// Steady state begins after the warmup.
-	steady := time.AfterFunc(spec.Chaos.Warmup, func() { c.phase("steady") })
-	defer steady.Stop()
 
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -203,13 +273,12 @@ traffic:
 		return fmt.Errorf("producer: %w", prodErr)
 	}
 	steps.Wait() // a pause may outlast the traffic: let it finish
-	c.phase("drain")
-	drained, err := c.drain(ctx, t0)
-	c.record.DrainEnd = time.Now().UTC()
-	c.record.DrainComplete = drained
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// stop ends a drained (or timed-out) cell: every member closed gracefully,
+// and the chaos steps that failed make the cell fail.
+func (c *cellRun) stop(t0 time.Time, drained bool) error {
 	c.phase("done")
 	c.fleet.stopAll(30 * time.Second)
 	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])
@@ -232,10 +301,6 @@ func (c *cellRun) phase(p string) {
 	}
 }
 
-func processingString(p workloads.Processing) string {
-	return member.Processing{Cost: p.Cost, Distribution: p.Distribution, Jitter: p.Jitter}.String()
-}
-
 // consumerSettings are the effective member settings, by Kafka name.
 func (c *cellRun) consumerSettings() map[string]string {
 	cs := c.opts.Spec.Consumer
@@ -245,9 +310,10 @@ func (c *cellRun) consumerSettings() map[string]string {
 		"max.poll.records":        strconv.Itoa(cs.MaxPollRecords),
 		"auto.commit.interval.ms": ms(cs.AutoCommitInterval),
 	}
-	if member.ConsumerProtocol(c.cell.Strategy) {
+	if vocab.IsConsumerProtocol(c.cell.Strategy) {
 		out["group.protocol"] = "consumer"
-		out["group.remote.assignor"] = strings.TrimPrefix(c.cell.Strategy, "consumer-")
+		st, _ := vocab.LookupStrategy(c.cell.Strategy)
+		out["group.remote.assignor"] = st.Assignor
 		out["group.consumer.session.timeout.ms"] = ms(cs.SessionTimeout)
 		out["group.consumer.heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
 	} else {
@@ -259,7 +325,7 @@ func (c *cellRun) consumerSettings() map[string]string {
 	if cs.StaticMembership {
 		out["group.instance.id"] = "<member name>"
 	}
-	for k, v := range cs.Properties {
+	for k, v := range kafkaconf.Props(cs.Properties).Redacted() {
 		out[k] = v
 	}
 	return out
@@ -284,35 +350,26 @@ func producerSettings(p workloads.Producer) map[string]string {
 	}
 }
 
-// memberArgs is the command line of a member incarnation.
+// memberArgs is the command line of a member incarnation; its secret
+// properties go through the environment (member.Config.Env).
 func (c *cellRun) memberArgs(name string, inc int) []string {
-	cs := c.opts.Spec.Consumer
-	seed := c.opts.Spec.Rand("processing/" + name).Int64()
-	args := []string{"member",
-		"--name", name, "--inc", strconv.Itoa(inc), "--history-dir", c.histDir,
-		"--bootstrap", c.cluster.Bootstrap(), "--group", c.group, "--topic", c.topic,
-		"--strategy", c.cell.Strategy, "--client", c.cell.Client, "--policy", c.cell.CommitPolicy,
-		"--processing-cost", cs.Processing.Cost.String(),
-		"--processing-distribution", cs.Processing.Distribution,
-		"--processing-jitter", cs.Processing.Jitter.String(),
-		"--seed", strconv.FormatInt(seed, 10),
-		"--max-poll-records", strconv.Itoa(cs.MaxPollRecords),
-		"--session-timeout", cs.SessionTimeout.String(),
-		"--heartbeat-interval", cs.HeartbeatInterval.String(),
-		"--max-poll-interval", cs.MaxPollInterval.String(),
-		"--auto-commit-interval", cs.AutoCommitInterval.String(),
-		"--control-stdin",
-	}
-	if cs.StaticMembership {
-		args = append(args, "--static")
-	}
-	for k, v := range c.cluster.Props() {
-		args = append(args, "-X", k+"="+v)
-	}
-	for k, v := range cs.Properties {
-		args = append(args, "-X", k+"="+v)
-	}
-	return args
+	cfg := c.memberConfig(name, inc)
+	return append([]string{"member"}, cfg.Args()...)
+}
+
+// memberConfig is the configuration of a member incarnation.
+func (c *cellRun) memberConfig(name string, inc int) member.Config {
+	cfg := member.WorkloadConfig(c.opts.Spec, c.cell)
+	cfg.Name, cfg.Inc, cfg.HistoryDir = name, inc, c.histDir
+	cfg.Bootstrap, cfg.Group, cfg.Topic = c.cluster.Bootstrap(), c.group, c.topic
+	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
+	cfg.Control = true
+	// The cluster's properties, then the workload's over them.
+	props := kafkaconf.Props{}
+	maps.Copy(props, c.cluster.Props())
+	maps.Copy(props, cfg.Props)
+	cfg.Props = props
+	return cfg
 }
 
 func (c *cellRun) createTopic(ctx context.Context) error {

@@ -23,6 +23,7 @@ type fleet struct {
 	hist     *history.Writer
 	logDir   string
 	baseArgs func(name string, inc int) []string
+	env      []string // every member's extra environment (its secret properties)
 	logf     func(format string, args ...any)
 
 	mu      sync.Mutex
@@ -38,8 +39,8 @@ type memberProc struct {
 	stopped bool // the driver stopped or killed it on purpose
 }
 
-func newFleet(l launcher.Launcher, hist *history.Writer, logDir string, args func(string, int) []string, logf func(string, ...any)) *fleet {
-	return &fleet{launch: l, hist: hist, logDir: logDir, baseArgs: args, logf: logf, members: map[string]*memberProc{}}
+func newFleet(l launcher.Launcher, hist *history.Writer, logDir string, args func(string, int) []string, env []string, logf func(string, ...any)) *fleet {
+	return &fleet{launch: l, hist: hist, logDir: logDir, baseArgs: args, env: env, logf: logf, members: map[string]*memberProc{}}
 }
 
 // start starts a member's next incarnation (its first if new).
@@ -59,7 +60,7 @@ func (f *fleet) start(ctx context.Context, name string) error {
 	}
 	f.mu.Unlock()
 	p, err := f.launch.Start(ctx, launcher.Spec{
-		Name: name, Inc: inc, Args: f.baseArgs(name, inc), Control: true,
+		Name: name, Inc: inc, Args: f.baseArgs(name, inc), Env: f.env, Control: true,
 		Log: filepath.Join(f.logDir, fmt.Sprintf("%s.%d.log", name, inc)),
 	})
 	if err != nil {

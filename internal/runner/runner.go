@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/version"
@@ -45,7 +46,8 @@ type Options struct {
 	Binary string
 	// Out receives the plan, the progress lines and the end summary.
 	Out io.Writer
-	// Command is the command line, recorded in run.json.
+	// Command is the command line, recorded in run.json with the value of
+	// every secret property masked.
 	Command []string
 	// Launcher starts member processes (default: local child processes).
 	Launcher launcher.Launcher
@@ -143,51 +145,21 @@ var ErrInterrupted = errors.New("run interrupted")
 // left analysable: an interrupted run marks itself and its current cell
 // partial, stops every process it started, and returns ErrInterrupted.
 func Run(ctx context.Context, o Options) (res Result, err error) {
-	if o.Out == nil {
-		o.Out = io.Discard
-	}
-	o.live = isTerminal(o.Out)
-	// The progress line, the steps and the members' exits write from
-	// several goroutines.
-	o.Out = &lockedWriter{w: o.Out}
-	if o.ResultsDir == "" {
-		o.ResultsDir = "results"
-	}
-	if o.Repeat < 1 {
-		o.Repeat = 1
-	}
-	if o.Binary == "" {
-		if o.Binary, err = os.Executable(); err != nil {
-			return res, err
-		}
-	}
-	if o.Launcher == nil {
-		o.Launcher = launcher.Local{Binary: o.Binary}
+	if err := o.setDefaults(); err != nil {
+		return res, err
 	}
 	plan := NewPlan(&o)
 	o.Cells = plan.Cells
 
 	started := time.Now()
-	// Topics and groups are named after the run's start and a random tag:
-	// two runs started in the same second (other results folders, one
-	// external cluster) must not share a topic.
-	var tag [3]byte
-	_, _ = crand.Read(tag[:])
-	stamp := started.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(tag[:])
+	stamp := runStamp(started)
 	dir, err := runfolder.NewRunDir(o.ResultsDir, o.Spec.Name, started)
 	if err != nil {
 		return res, err
 	}
 	res.Dir = dir
-	run := runfolder.Run{SchemaVersion: runfolder.SchemaVersion, Workload: o.Spec.Name, WorkloadFile: o.Spec.File,
-		Seed: o.Spec.Seed, Repeat: o.Repeat, Start: time.Now().UTC(), Command: o.Command}
-	for _, c := range o.Cells {
-		for k := 0; k < o.Repeat; k++ {
-			run.Cells = append(run.Cells, cellFolder(c, k, o.Repeat))
-		}
-	}
+	run := newRunRecord(&o)
 	res.Cells = run.Cells
-	run.PartialReason = "incomplete: running, or ended without finishing (killed)"
 	if err := saveRunFiles(dir, &o, plan, &run); err != nil {
 		return res, err
 	}
@@ -205,16 +177,8 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	}()
 
 	fmt.Fprintf(o.Out, "results: %s\n", dir)
-	copts := o.Cluster
-	copts.Local.Settings = cluster.Settings(o.Spec.BrokerSettings()).Merge(copts.Local.Settings)
-	if copts.Local.Nodes == 0 || copts.Local.Nodes < o.Spec.Broker.Brokers {
-		copts.Local.Nodes = o.Spec.Broker.Brokers
-	}
-	if copts.Local.LogDir == "" {
-		copts.Local.LogDir = filepath.Join(dir, "cluster-logs")
-	}
 	start := time.Now()
-	c, err := cluster.Open(ctx, copts)
+	c, err := cluster.Open(ctx, clusterOptions(&o, dir))
 	if err != nil {
 		return res, fmt.Errorf("cluster: %w", err)
 	}
@@ -227,21 +191,93 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if err != nil {
 		return res, fmt.Errorf("cluster: %w", err)
 	}
-	fmt.Fprintf(o.Out, "cluster: %s, Kafka %s, %d broker(s) at %s (ready in %s)\n",
-		info.Provider, info.KafkaVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(o.Out, "cluster: %s, Kafka %s (the broker reports %s), %d broker(s) at %s (ready in %s)\n",
+		info.Provider, info.KafkaVersion, info.BrokerVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
 
+	return res, runCells(ctx, &o, plan, dir, stamp, c, info)
+}
+
+// setDefaults fills in the options a caller left empty and makes Out safe
+// for concurrent use.
+func (o *Options) setDefaults() error {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	o.live = isTerminal(o.Out)
+	// The progress line, the steps and the members' exits write from
+	// several goroutines.
+	o.Out = &lockedWriter{w: o.Out}
+	if o.ResultsDir == "" {
+		o.ResultsDir = "results"
+	}
+	if o.Repeat < 1 {
+		o.Repeat = 1
+	}
+	if o.Binary == "" {
+		var err error
+		if o.Binary, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	if o.Launcher == nil {
+		o.Launcher = launcher.Local{Binary: o.Binary}
+	}
+	return nil
+}
+
+// runStamp names a run's topics and groups: its start and a random tag.
+// Two runs started in the same second (other results folders, one
+// external cluster) must not share a topic.
+func runStamp(started time.Time) string {
+	var tag [3]byte
+	_, _ = crand.Read(tag[:])
+	return started.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(tag[:])
+}
+
+// newRunRecord is run.json at the start of a run: every cell folder, and
+// partial until the run ends.
+func newRunRecord(o *Options) runfolder.Run {
+	run := runfolder.Run{SchemaVersion: runfolder.SchemaVersion, Workload: o.Spec.Name, WorkloadFile: o.Spec.File,
+		Seed: o.Spec.Seed, Repeat: o.Repeat, Start: time.Now().UTC(), Command: kafkaconf.RedactArgs(o.Command)}
+	for _, c := range o.Cells {
+		for k := 0; k < o.Repeat; k++ {
+			run.Cells = append(run.Cells, cellFolder(c, k, o.Repeat))
+		}
+	}
+	run.PartialReason = "incomplete: running, or ended without finishing (killed)"
+	return run
+}
+
+// clusterOptions are the run's cluster options: the workload's broker
+// settings under the caller's, at least the workload's brokers, and a
+// local cluster's logs in the run folder.
+func clusterOptions(o *Options, dir string) cluster.Options {
+	copts := o.Cluster
+	copts.Local.Settings = cluster.Settings(o.Spec.BrokerSettings()).Merge(copts.Local.Settings)
+	if copts.Local.Nodes == 0 || copts.Local.Nodes < o.Spec.Broker.Brokers {
+		copts.Local.Nodes = o.Spec.Broker.Brokers
+	}
+	if copts.Local.LogDir == "" {
+		copts.Local.LogDir = filepath.Join(dir, "cluster-logs")
+	}
+	return copts
+}
+
+// runCells runs every cell, o.Repeat times each, in order. A failed cell
+// is reported and the run goes on; an interruption ends it.
+func runCells(ctx context.Context, o *Options, plan Plan, dir, stamp string, c cluster.Cluster, info cluster.Info) error {
 	var failed []string
 	for _, cell := range o.Cells {
 		for k := 0; k < o.Repeat; k++ {
 			if ctx.Err() != nil {
-				return res, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+				return fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
 			}
-			cr := &cellRun{opts: &o, cell: cell, iter: k, cluster: c, info: info,
-				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), plan: plan,
+			cr := &cellRun{opts: o, cell: cell, iter: k, cluster: c, info: info,
+				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), runDir: dir, plan: plan,
 				stamp: stamp}
 			if err := cr.run(ctx); err != nil {
 				if ctx.Err() != nil {
-					return res, fmt.Errorf("%w during %s: %v", ErrInterrupted, cell.Name, context.Cause(ctx))
+					return fmt.Errorf("%w during %s: %v", ErrInterrupted, cell.Name, context.Cause(ctx))
 				}
 				fmt.Fprintf(o.Out, "%scell %s failed: %v\n", o.clearLine(), cell.Name, err)
 				failed = append(failed, cell.Name)
@@ -249,9 +285,9 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 		}
 	}
 	if len(failed) > 0 {
-		return res, fmt.Errorf("%d cell(s) failed: %s", len(failed), strings.Join(failed, ", "))
+		return fmt.Errorf("%d cell(s) failed: %s", len(failed), strings.Join(failed, ", "))
 	}
-	return res, nil
+	return nil
 }
 
 // cellFolder is a cell's folder in the run: <cell>, or <cell>/iter-<k>
@@ -282,7 +318,7 @@ func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
 // machine describes this host.
 func machine() runfolder.Machine {
 	host, _ := os.Hostname()
-	m := runfolder.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+	m := runfolder.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), CPUModel: cpuModel()}
 	var si syscall.Sysinfo_t
 	if syscall.Sysinfo(&si) == nil {
 		m.MemBytes = uint64(si.Totalram) * uint64(si.Unit)
@@ -292,6 +328,29 @@ func machine() runfolder.Machine {
 		m.Kernel = utsString(un.Release[:])
 	}
 	return m
+}
+
+// cpuModel returns the processor's name from /proc/cpuinfo ("model name",
+// or "Processor"/"CPU part" lines on some ARM kernels), "" if there is
+// none.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "model name", "Processor", "cpu model":
+			if v = strings.Join(strings.Fields(v), " "); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 func utsString(b []int8) string {

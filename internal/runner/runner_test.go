@@ -97,7 +97,7 @@ func readHistory(t *testing.T, dir string) []history.Event {
 }
 
 // overlaps counts processed events of a member for a partition that
-// another member holds under a newer assignment (design.md, "Overlap").
+// another member holds under a newer assignment (docs/design.md, "Overlap").
 func overlaps(evs []history.Event) int {
 	held := map[string]map[int32]int64{}
 	n := 0
@@ -128,9 +128,26 @@ func overlaps(evs []history.Event) int {
 	return n
 }
 
+// TestRunEveryStep runs everyStep on each client: the members are
+// confluent-kafka-go's (the strategy's default) and Kafka's Java client's.
 func TestRunEveryStep(t *testing.T) {
 	kafkatest.Require(t)
-	spec := loadWorkload(t, everyStep)
+	for _, client := range []string{"confluent", "java"} {
+		t.Run(client, func(t *testing.T) {
+			w := everyStep + "clients: [" + client + "]\n"
+			if client == "java" {
+				kafkatest.RequireJava(t)
+				// Kafka's Java client refreshes its metadata under its
+				// own name for the setting.
+				w = strings.Replace(w, "topic.metadata.refresh.interval.ms", "metadata.max.age.ms", 1)
+			}
+			runEveryStep(t, w)
+		})
+	}
+}
+
+func runEveryStep(t *testing.T, workload string) {
+	spec := loadWorkload(t, workload)
 	results := t.TempDir()
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -166,6 +183,9 @@ func TestRunEveryStep(t *testing.T) {
 	}
 	if !cell.Complete || !cell.DrainComplete || cell.Cluster.KafkaVersion != cluster.KafkaVersion || cell.Versions.Librdkafka == "" {
 		t.Errorf("cell.json: complete %v drain %v kafka %q librdkafka %q", cell.Complete, cell.DrainComplete, cell.Cluster.KafkaVersion, cell.Versions.Librdkafka)
+	}
+	if cell.Client == "java" && (cell.Versions.KafkaClients != cluster.KafkaVersion || !strings.Contains(cell.Versions.Java, "version")) {
+		t.Errorf("cell.json of a java cell: kafka_clients %q, java %q", cell.Versions.KafkaClients, cell.Versions.Java)
 	}
 	if got := cell.Cluster.BrokerSettings["group.min.session.timeout.ms"]; got != "2000" {
 		t.Errorf("broker group.min.session.timeout.ms = %q: the workload's 2s session timeout needs it lowered", got)

@@ -3,6 +3,8 @@
 package version
 
 import (
+	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -27,20 +29,40 @@ func Module(path string) string {
 	return "unknown"
 }
 
-// Chaosbench returns this binary's version: the module version, or the VCS
-// revision when built from a checkout with VCS stamping, else "devel".
+// stamp is the version the Makefile stamps into the binaries it builds
+// (-ldflags -X, from git describe), for builds where the Go toolchain
+// records no version control information (GOFLAGS=-buildvcs=false, or a
+// checkout the toolchain does not recognise).
+var stamp string
+
+// Chaosbench returns this binary's version: the module version Go
+// recorded (a release tag, or a pseudo-version from the commit, with
+// +dirty for uncommitted changes), else the commit itself (with +dirty),
+// else what the Makefile stamped, else "devel".
 func Chaosbench() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return s.Value[:12]
+	if ok {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
 		}
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if len(rev) >= 12 {
+			if dirty {
+				return rev[:12] + "+dirty"
+			}
+			return rev[:12]
+		}
+	}
+	if stamp != "" {
+		return stamp
 	}
 	return "devel"
 }
@@ -59,3 +81,19 @@ func ConfluentKafkaGo() string { return Module("github.com/confluentinc/confluen
 
 // Go returns the Go version the binary was built with.
 func Go() string { return runtime.Version() }
+
+// Print writes what `chaos --version` and `loadgen --version` print: the
+// command and chaosbench's version, then one line per component (Go, the
+// client libraries, and extra, such as the Kafka version the providers
+// run).
+func Print(w io.Writer, command string, extra ...[2]string) {
+	fmt.Fprintf(w, "%s %s (chaosbench)\n", command, Chaosbench())
+	lines := [][2]string{
+		{"go", Go() + " " + runtime.GOOS + "/" + runtime.GOARCH},
+		{"librdkafka", Librdkafka() + " (confluent-kafka-go " + ConfluentKafkaGo() + ")"},
+		{"franz-go", FranzGo()},
+	}
+	for _, l := range append(lines, extra...) {
+		fmt.Fprintf(w, "  %-11s %s\n", l[0], l[1])
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 type measurement struct {
@@ -101,8 +102,8 @@ func run(records, rounds, partitions, valueSize int, clients []string, linger, b
 	workloads := map[string]string{}
 	tools := []string{}
 	for _, client := range clients {
-		if client != "confluent" && client != "franz" {
-			return fmt.Errorf("--clients: %q: expected confluent or franz", client)
+		if !slices.Contains(vocab.ProducerClientNames(), client) {
+			return fmt.Errorf("--clients: %q: expected %s", client, strings.Join(vocab.ProducerClientNames(), " or "))
 		}
 		workloads[client] = filepath.Join(work, "bench-"+client+".yaml")
 		tools = append(tools, "loadgen-"+client)

@@ -5,9 +5,10 @@
 // history.Merger, which decodes the files in parallel and merges them in
 // time order), and with the analysis held to one core (GOMAXPROCS=1).
 // Each measurement runs in its own child process, so that its peak RSS is
-// its own.
+// its own. -summary writes the summary of the analysis (two cores) into a
+// folder, for comparing what two builds compute (cmp).
 //
-//	benchanalyze [-events N] [-dir DIR] [-cpuprofile FILE]
+//	benchanalyze [-events N] [-dir DIR] [-cpuprofile FILE] [-summary DIR]
 package main
 
 import (
@@ -47,21 +48,22 @@ func main() {
 	dir := flag.String("dir", filepath.Join(".chaosbench", "bench-analyze"), "where the generated cell is kept (reused when it exists)")
 	measure := flag.String("measure", "", "internal: run one measurement (decode, merger, analyze) and print it as JSON")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of each measurement to this path, suffixed by its number (1-4)")
+	summary := flag.String("summary", "", "write summary.json and latency.hlog of the analysis into this folder (created)")
 	flag.Parse()
 	if *measure != "" {
-		if err := runOne(*measure, *dir, *profile); err != nil {
+		if err := runOne(*measure, *dir, *profile, *summary); err != nil {
 			fmt.Fprintln(os.Stderr, "benchanalyze:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if err := run(*events, *dir, *profile); err != nil {
+	if err := run(*events, *dir, *profile, *summary); err != nil {
 		fmt.Fprintln(os.Stderr, "benchanalyze:", err)
 		os.Exit(1)
 	}
 }
 
-func run(events int64, dir, profile string) error {
+func run(events int64, dir, profile, summary string) error {
 	cell := filepath.Join(dir, fmt.Sprintf("cell-%d", events))
 	if _, err := os.Stat(filepath.Join(cell, "cell.json")); errors.Is(err, os.ErrNotExist) {
 		fmt.Printf("generating a history of about %d events in %s ...\n", events, cell)
@@ -109,6 +111,9 @@ func run(events int64, dir, profile string) error {
 		if profile != "" {
 			args = append(args, "-cpuprofile", fmt.Sprintf("%s.%d", profile, i+1))
 		}
+		if summary != "" && r.mode == "analyze" && r.env == nil {
+			args = append(args, "-summary", summary)
+		}
 		cmd := exec.Command(self, args...)
 		cmd.Env = append(os.Environ(), r.env...)
 		cmd.Stderr = os.Stderr
@@ -145,8 +150,10 @@ func historySize(cell string) (int64, int) {
 	return n, len(paths)
 }
 
-// runOne performs one measurement in this process and prints it.
-func runOne(mode, cell, profile string) error {
+// runOne performs one measurement in this process and prints it; the
+// summary of an analysis goes into the folder summary, if one is given,
+// once measured.
+func runOne(mode, cell, profile, summary string) error {
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err != nil {
@@ -158,9 +165,39 @@ func runOne(mode, cell, profile string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	peakHeap := sampleHeap()
+	start := time.Now()
+	n, s, err := measure(mode, cell)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	cpu := cpuSeconds()
+	peak := peakHeap()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if err := json.NewEncoder(os.Stdout).Encode(result{Mode: mode, Events: n, Seconds: secs, CPU: cpu, PeakRSS: peakRSS(),
+		PeakHeap: max(peak, ms.HeapInuse), HeapAfter: ms.HeapInuse}); err != nil {
+		return err
+	}
+	if summary == "" || s == nil {
+		return nil
+	}
+	if err := os.MkdirAll(summary, 0o755); err != nil {
+		return err
+	}
+	return check.WriteCell(summary, s)
+}
+
+// sampleHeap samples the heap in use every 50 ms, for its peak, not just
+// its size at the end; the function it returns stops the sampling and
+// returns the peak.
+func sampleHeap() (stop func() uint64) {
 	var peak uint64
 	done := make(chan struct{})
-	go func() { // sample the heap: the peak, not just the end
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
 		var ms runtime.MemStats
 		t := time.NewTicker(50 * time.Millisecond)
 		defer t.Stop()
@@ -174,7 +211,16 @@ func runOne(mode, cell, profile string) error {
 			}
 		}
 	}()
-	start := time.Now()
+	return func() uint64 {
+		close(done)
+		<-stopped
+		return peak
+	}
+}
+
+// measure does the work of one mode over the cell and returns how many
+// events it went through, and the summary of an analysis.
+func measure(mode, cell string) (int64, *check.Summary, error) {
 	var n int64
 	switch mode {
 	case "decode":
@@ -182,12 +228,12 @@ func runOne(mode, cell, profile string) error {
 		// one core.
 		paths, err := history.Files(runfolder.HistoryDir(cell))
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		for _, p := range paths {
 			r, err := history.OpenFile(p)
 			if err != nil {
-				return err
+				return 0, nil, err
 			}
 			for {
 				_, err := r.Next()
@@ -195,7 +241,7 @@ func runOne(mode, cell, profile string) error {
 					break
 				}
 				if err != nil {
-					return err
+					return 0, nil, err
 				}
 				n++
 			}
@@ -204,7 +250,7 @@ func runOne(mode, cell, profile string) error {
 	case "merger":
 		m, err := history.OpenDir(runfolder.HistoryDir(cell))
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
 		for {
 			_, err := m.Next()
@@ -212,7 +258,7 @@ func runOne(mode, cell, profile string) error {
 				break
 			}
 			if err != nil {
-				return err
+				return 0, nil, err
 			}
 			n++
 		}
@@ -220,19 +266,13 @@ func runOne(mode, cell, profile string) error {
 	case "analyze":
 		s, err := check.AnalyzeCell(cell, check.Options{})
 		if err != nil {
-			return err
+			return 0, nil, err
 		}
-		n = s.History.Events
+		return s.History.Events, s, nil
 	default:
-		return fmt.Errorf("unknown mode %q", mode)
+		return 0, nil, fmt.Errorf("unknown mode %q", mode)
 	}
-	secs := time.Since(start).Seconds()
-	cpu := cpuSeconds()
-	close(done)
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return json.NewEncoder(os.Stdout).Encode(result{Mode: mode, Events: n, Seconds: secs, CPU: cpu, PeakRSS: peakRSS(),
-		PeakHeap: max(peak, ms.HeapInuse), HeapAfter: ms.HeapInuse})
+	return n, nil, nil
 }
 
 // cpuSeconds returns the user and system time this process has used.

@@ -1,0 +1,64 @@
+package assign
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/history"
+)
+
+// A group or a script beyond the bounds is refused before any model
+// allocates for it: a topic of two billion partitions ran chaos assign
+// out of memory.
+func TestGroupBounds(t *testing.T) {
+	one := []Member{{ID: "c0", Topics: []string{"t0"}}}
+	for want, g := range map[string]*Group{
+		"partition count 2000000000": {Topics: map[string]int32{"t0": 2000000000}, Members: one},
+		"partitions in all":          {Topics: map[string]int32{"t0": 600000, "t1": 600000}, Members: one},
+	} {
+		if err := g.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want %q", g.Topics, err, want)
+		}
+	}
+	many := &Group{Topics: map[string]int32{"t0": 1}}
+	for i := range MaxMembers + 1 {
+		many.Members = append(many.Members, Member{ID: fmt.Sprint("c", i), Topics: []string{"t0"}})
+	}
+	if err := many.Validate(); err == nil || !strings.Contains(err.Error(), "members") {
+		t.Errorf("%d members: %v", len(many.Members), err)
+	}
+	for script, want := range map[string]string{
+		"topic t0 2000000000\njoin c0 t0\n": "s.txt:1: topic t0: partition count \"2000000000\"; expected 1 to 1000000",
+		"join c0..c999999 t0\n":             "s.txt:1: member range \"c0..c999999\": more than 100000 members",
+	} {
+		if _, err := ParseScript(strings.NewReader(script), "s.txt"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", script, err, want)
+		}
+	}
+}
+
+// A process's newer incarnation ends those seen before it, not every
+// number below its own: incarnations numbered near the history's bound
+// took the oracle minutes.
+func TestOracleIncarnationsNearTheBound(t *testing.T) {
+	events := func(yield func(*history.Event) bool) {
+		for i := range 3000 {
+			e := &history.Event{Kind: history.Assigned, T: int64(1 + i), Proc: "m1", Inc: history.MaxIncarnation - 3000 + i, Partitions: []int32{0}}
+			if !yield(e) {
+				return
+			}
+		}
+	}
+	start := time.Now()
+	if _, err := CheckHistory("range", "t", 1, events); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("3000 incarnations took %v", d)
+	}
+	if _, err := CheckHistory("range", "t", 2000000000, events); err == nil {
+		t.Error("two billion partitions: accepted")
+	}
+}
