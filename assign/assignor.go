@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/clip"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Protocol is how a strategy moves partitions between members.
@@ -85,12 +86,12 @@ func (a assignorFunc) run(s *Spec) *Placement {
 
 // The strategies.
 var (
-	Range             Assignor = assignorFunc{"range", Eager, rangeAssign, 0}
-	RoundRobin        Assignor = assignorFunc{"roundrobin", Eager, roundRobinAssign, 0}
-	Sticky            Assignor = assignorFunc{"sticky", Eager, stickyAssign, specOwned}
-	CooperativeSticky Assignor = assignorFunc{"cooperative-sticky", Cooperative, cooperativeStickyAssign, specOwned}
-	ConsumerUniform   Assignor = assignorFunc{"consumer-uniform", Consumer, uniformAssign, specOwned}
-	ConsumerRange     Assignor = assignorFunc{"consumer-range", Consumer, consumerRangeAssign, 0}
+	Range             Assignor = assignorFunc{vocab.Range, Eager, rangeAssign, 0}
+	RoundRobin        Assignor = assignorFunc{vocab.RoundRobin, Eager, roundRobinAssign, 0}
+	Sticky            Assignor = assignorFunc{vocab.Sticky, Eager, stickyAssign, specOwned}
+	CooperativeSticky Assignor = assignorFunc{vocab.CooperativeSticky, Cooperative, cooperativeStickyAssign, specOwned}
+	ConsumerUniform   Assignor = assignorFunc{vocab.ConsumerUniform, Consumer, uniformAssign, specOwned}
+	ConsumerRange     Assignor = assignorFunc{vocab.ConsumerRange, Consumer, consumerRangeAssign, 0}
 )
 
 var assignors = []Assignor{Range, RoundRobin, Sticky, CooperativeSticky, ConsumerUniform, ConsumerRange}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // The live oracle: CheckHistory replays the assigned, revoked and lost
@@ -199,7 +200,7 @@ func (o *oracle) add(e *history.Event) {
 		o.changed = true
 	case history.Chaos:
 		o.settle(e.T)
-		if e.Action == "add_partitions" && e.Err == "" {
+		if e.Action == vocab.ActionAddPartitions && e.Err == "" {
 			var params struct {
 				Partitions int32 `json:"partitions"`
 			}
@@ -211,9 +212,9 @@ func (o *oracle) add(e *history.Event) {
 		if e.Err == "" && e.Target != "" {
 			if in := o.members[key(e.Target, e.TargetInc)]; in != nil {
 				switch e.Action {
-				case "kill":
+				case vocab.ActionKill:
 					o.kill(in)
-				case "pause", "slow", "stop", "restart":
+				case vocab.ActionPause, vocab.ActionSlow, vocab.ActionStop, vocab.ActionRestart:
 					in.disturb = e.T
 				}
 			}
@@ -287,7 +288,7 @@ func (o *oracle) settle(t int64) {
 	o.report.Settled++
 	st := o.settledState(t, live)
 	switch o.assignor.Name() {
-	case "range", "roundrobin":
+	case vocab.Range, vocab.RoundRobin:
 		o.checkModel(st)
 	default:
 		o.checkBalance(st)
@@ -296,7 +297,7 @@ func (o *oracle) settle(t int64) {
 	for p, in := range owner {
 		cur[p] = in.name()
 	}
-	if o.prevOK && (o.assignor.Name() == "sticky" || o.assignor.Name() == "cooperative-sticky") {
+	if o.prevOK && (o.assignor.Name() == vocab.Sticky || o.assignor.Name() == vocab.CooperativeSticky) {
 		o.checkSticky(st, live, cur)
 	}
 	o.prev, o.prevOK = cur, true
