@@ -624,7 +624,7 @@ func TestSpecOwned(t *testing.T) {
 				}
 			}
 			slices.Sort(want)
-			if got := spec.owned[j]; !slices.Equal(got, want) {
+			if got := spec.owned(j); !slices.Equal(got, want) {
 				t.Fatalf("group %d, member %d (topics %v, owned %v): owned %v, want %v", i, j, m.Topics, m.Owned, got, want)
 			}
 		}

@@ -4,33 +4,37 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // sortByKey sorts members (indexes into keys) by their keys. It sorts
 // numbers, not strings: each member's number holds, in its high bits, the
 // first bytes of its key after the prefix that all of them share (ids
-// such as consumer-<n>-<uuid> share one), and its index in the low bits;
-// members whose high bits are equal are then compared in full.
+// such as consumer-<n>-<uuid> share one), and the member itself in the
+// low bits; members whose high bits are equal are then compared in full.
 func sortByKey(members []int32, keys []string) {
 	if len(members) < 2 {
 		return
 	}
 	prefix := sharedPrefix(members, keys)
-	indexBits := bits.Len(uint(len(members) - 1))
-	sorted := make([]uint64, len(members))
-	for i, m := range members {
-		sorted[i] = keyWindow(keys[m][prefix:])>>indexBits<<indexBits | uint64(i)
+	memberBits := bits.Len(uint(len(keys) - 1))
+	buf := sortBuffers.Get().(*[]uint64)
+	if cap(*buf) < 2*len(members) {
+		*buf = make([]uint64, 2*len(members))
 	}
-	sortNumbers(sorted)
-	mask := uint64(1)<<indexBits - 1
-	byIndex := slices.Clone(members)
+	sorted, spare := (*buf)[:len(members)], (*buf)[len(members):2*len(members)]
+	for i, m := range members {
+		sorted[i] = keyWindow(keys[m][prefix:])>>memberBits<<memberBits | uint64(m)
+	}
+	sortNumbers(sorted, spare)
+	mask := uint64(1)<<memberBits - 1
 	for i, v := range sorted {
-		members[i] = byIndex[v&mask]
+		members[i] = int32(v & mask)
 	}
 	// Equal high bits: compare the keys in full.
 	for i := 0; i < len(sorted); {
 		j := i + 1
-		for j < len(sorted) && sorted[j]>>indexBits == sorted[i]>>indexBits {
+		for j < len(sorted) && sorted[j]>>memberBits == sorted[i]>>memberBits {
 			j++
 		}
 		if j-i > 1 {
@@ -38,7 +42,13 @@ func sortByKey(members []int32, keys []string) {
 		}
 		i = j
 	}
+	sortBuffers.Put(buf)
 }
+
+// sortBuffers keeps sortByKey's numbers and the radix sort's second
+// array between sorts: a group's every assignment sorts its members, and
+// these arrays would be most of what a small one allocates.
+var sortBuffers = sync.Pool{New: func() any { return new([]uint64) }}
 
 // sharedPrefix returns the length of the prefix the members' keys share.
 func sharedPrefix(members []int32, keys []string) int {
@@ -87,11 +97,12 @@ func keyWindow(k string) uint64 {
 // they save.
 const radixFrom = 256
 
-// sortNumbers sorts v ascending. Many numbers are sorted byte by byte,
-// from the lowest (a stable counting sort per byte), skipping the bytes
-// all of them share: linear, where a comparison sort of 10,000 numbers
-// makes over 100,000 comparisons.
-func sortNumbers(v []uint64) {
+// sortNumbers sorts v ascending, using spare (as long as v) as it
+// likes. Many numbers are sorted byte by byte, from the lowest (a stable
+// counting sort per byte), skipping the bytes all of them share: linear,
+// where a comparison sort of 10,000 numbers makes over 100,000
+// comparisons.
+func sortNumbers(v, spare []uint64) {
 	if len(v) < radixFrom {
 		slices.Sort(v)
 		return
@@ -107,7 +118,7 @@ func sortNumbers(v []uint64) {
 		counts[6][byte(x>>48)]++
 		counts[7][byte(x>>56)]++
 	}
-	src, dst := v, make([]uint64, len(v))
+	src, dst := v, spare[:len(v)]
 	for b := range 8 {
 		shift := 8 * b
 		c := &counts[b]

@@ -26,7 +26,7 @@ func TestSortNumbers(t *testing.T) {
 		}
 		want := slices.Clone(v)
 		slices.Sort(want)
-		sortNumbers(v)
+		sortNumbers(v, make([]uint64, len(v)))
 		if !slices.Equal(v, want) {
 			t.Fatalf("round %d (%d numbers): not sorted", round, n)
 		}

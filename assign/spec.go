@@ -38,7 +38,13 @@ type Spec struct {
 	classSub    []bool    // class*len(topics)+topic -> subscribed
 	homogeneous bool      // one class: Kafka's HOMOGENEOUS subscription type
 
-	owned [][]int32 // member -> owned partitions (of the topics above), ascending
+	// Member m's owned partitions (of the topics above), ascending, are
+	// ownedParts[ownedStart[m]:ownedStart[m+1]]: one array for all
+	// members, without a slice header per member for the garbage
+	// collector to scan. ownedStart is nil when the owned partitions
+	// were not compiled.
+	ownedParts []int32
+	ownedStart []int32
 
 	// Derived data that NewSpec computes and the internal path of Assign
 	// leaves out (nil): the models compute it when absent.
@@ -90,11 +96,11 @@ func newSpec(g *Group, parts specParts) *Spec {
 	number := s.numberTopics(g.Topics, c)
 	s.setClassTopics(c, number)
 	if parts&specOwned != 0 {
-		s.owned = s.compileOwned(g)
+		s.compileOwned(g)
 	}
 	if parts&specDerived != 0 {
 		s.byID = s.sortedByID()
-		if s.owned != nil {
+		if s.ownedStart != nil {
 			s.owner = s.previousOwners()
 		}
 	}
@@ -165,12 +171,12 @@ func (s *Spec) setClassTopics(c *classifier, number []int32) {
 	}
 }
 
-// compileOwned returns every member's owned partitions (of the numbered
+// compileOwned sets every member's owned partitions (of the numbered
 // topics), ascending, all in one array.
-func (s *Spec) compileOwned(g *Group) [][]int32 {
+func (s *Spec) compileOwned(g *Group) {
 	n := len(g.Members)
 	var owned []int32 // allocated at the first owned partition
-	ends := make([]int, n)
+	start := make([]int32, n+1)
 	for i, m := range g.Members {
 		if len(m.Owned) > 0 {
 			if owned == nil {
@@ -178,15 +184,19 @@ func (s *Spec) compileOwned(g *Group) [][]int32 {
 			}
 			owned = s.appendOwned(owned, i, m.Owned)
 		}
-		ends[i] = len(owned)
+		start[i+1] = int32(len(owned))
 	}
-	out := make([][]int32, n)
-	begin := 0
-	for i, end := range ends {
-		out[i] = owned[begin:end:end]
-		begin = end
+	s.ownedParts, s.ownedStart = owned, start
+}
+
+// owned returns member m's owned partitions, ascending (none if they
+// were not compiled). The slice is the Spec's own.
+func (s *Spec) owned(m int) []int32 {
+	if s.ownedStart == nil {
+		return nil
 	}
-	return out
+	begin, end := s.ownedStart[m], s.ownedStart[m+1]
+	return s.ownedParts[begin:end:end]
 }
 
 // appendOwned appends member m's owned partitions, ascending.
@@ -301,10 +311,15 @@ func (s *Spec) previousOwners() []int32 {
 	if s.owner != nil {
 		return s.owner
 	}
-	owner := make([]int32, s.total)
+	return s.fillPreviousOwners(make([]int32, s.total))
+}
+
+// fillPreviousOwners sets owner (one entry per partition) to the owner
+// of each partition before this rebalance (-1: none) and returns it.
+func (s *Spec) fillPreviousOwners(owner []int32) []int32 {
 	setNobody(owner)
-	for m, ps := range s.owned {
-		for _, gp := range ps {
+	for m := range s.members {
+		for _, gp := range s.owned(m) {
 			owner[gp] = int32(m)
 		}
 	}

@@ -71,7 +71,7 @@ func (b *constrained) build() []int32 {
 	s := b.s
 	// Keep owned partitions up to the quotas, in the leader's order.
 	for _, m := range b.order {
-		owned := b.byPartitionThenTopic(s.owned[m])
+		owned := b.byPartitionThenTopic(s.owned(int(m)))
 		switch {
 		case len(owned) < b.minQuota:
 			b.keep(m, owned)
@@ -279,7 +279,7 @@ func (b *general) build() []int32 {
 	s := b.s
 	// Keep what members own and still subscribe to.
 	for m := range len(s.members) {
-		for _, gp := range s.owned[m] {
+		for _, gp := range s.owned(int(m)) {
 			if !s.subscribes(m, s.topicOf(gp)) {
 				b.revocation = true
 				continue
