@@ -29,9 +29,8 @@ func placementFromOwners(s *Spec, owner []int32) *Placement {
 	for i := 2; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	parts := make([]int32, assigned)
 	if s.local && len(owner) == int(s.total) {
-		local := make([]int32, assigned)
+		parts, local := placementArrays(assigned, true)
 		// Topic by topic, each partition's number within its topic too.
 		for t := range len(s.topics) {
 			base := s.offset[t]
@@ -45,6 +44,7 @@ func placementFromOwners(s *Spec, owner []int32) *Placement {
 		}
 		return &Placement{spec: s, start: start[:n+1], parts: parts, local: local}
 	}
+	parts := make([]int32, assigned)
 	for gp, m := range owner {
 		if m >= 0 {
 			parts[start[m+1]] = int32(gp)
@@ -52,6 +52,17 @@ func placementFromOwners(s *Spec, owner []int32) *Placement {
 		}
 	}
 	return &Placement{spec: s, start: start[:n+1], parts: parts}
+}
+
+// placementArrays returns a placement's array of n partition numbers
+// and, if local, the array of the same partitions numbered within their
+// topic, both in one allocation.
+func placementArrays(n int, local bool) (parts, localParts []int32) {
+	if !local {
+		return make([]int32, n), nil
+	}
+	both := make([]int32, 2*n)
+	return both[:n:n], both[n:]
 }
 
 // Spec returns the group the placement is of.

@@ -39,11 +39,7 @@ func rangeAssign(s *Spec) *Placement {
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	parts := make([]int32, start[len(start)-1])
-	var local []int32 // see Spec.local
-	if s.local {
-		local = make([]int32, len(parts))
-	}
+	parts, local := placementArrays(int(start[len(start)-1]), s.local)
 	for t := range topics {
 		topics[t].seen = 0
 	}
