@@ -258,7 +258,7 @@ func (res *StepResult) rebalance(a Assignor, g *Group, prevOwner map[TopicPartit
 	}
 	gone := 0
 	for tp, was := range prevOwner {
-		if _, ok := spec.index[tp.Topic]; !ok {
+		if _, ok := spec.topicNumber(tp.Topic); !ok {
 			continue // nobody subscribes to the topic any more
 		}
 		res.Owned++
@@ -279,7 +279,7 @@ func (res *StepResult) rebalance(a Assignor, g *Group, prevOwner map[TopicPartit
 		res.Revoked = 0
 		for tp, was := range prevOwner {
 			if present[was] {
-				if _, ok := spec.index[tp.Topic]; ok {
+				if _, ok := spec.topicNumber(tp.Topic); ok {
 					res.Revoked++
 				}
 			}

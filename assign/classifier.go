@@ -11,8 +11,8 @@ import (
 // 64 topics or fewer and all its topics exist, else its sorted names.
 type classifier struct {
 	all   []string         // every topic with a partition count, sorted
-	index map[string]int32 // topic name -> its index in all
-	small *topicIndex      // the same, for up to maxIndexedTopics topics
+	small *topicIndex      // topic name -> its index in all, up to maxIndexedTopics topics
+	index map[string]int32 // the same, for more topics (else nil)
 
 	flat    []int32 // every class's topics (indexes in all), ascending, one class after the other
 	ends    []int   // class -> end of its topics in flat
@@ -22,14 +22,24 @@ type classifier struct {
 
 func newClassifier(topics map[string]int32) *classifier {
 	c := &classifier{all: sortedKeys(topics)}
+	if len(c.all) <= maxIndexedTopics {
+		c.small = newTopicIndex(c.all)
+		return c
+	}
 	c.index = make(map[string]int32, len(c.all))
 	for i, t := range c.all {
 		c.index[t] = int32(i)
 	}
-	if len(c.all) <= maxIndexedTopics {
-		c.small = newTopicIndex(c.all)
-	}
 	return c
+}
+
+// lookup returns the index in all of a topic name, if it has one.
+func (c *classifier) lookup(name string) (int32, bool) {
+	if c.small != nil {
+		return c.small.get(name)
+	}
+	i, ok := c.index[name]
+	return i, ok
 }
 
 // classOf returns the class of a subscription, a new one if no member
@@ -80,7 +90,7 @@ func (c *classifier) classOfNames(topics []string) int32 {
 	}
 	begin := len(c.flat)
 	for _, t := range topics {
-		if ti, ok := c.index[t]; ok && !slices.Contains(c.flat[begin:], ti) {
+		if ti, ok := c.lookup(t); ok && !slices.Contains(c.flat[begin:], ti) {
 			c.flat = append(c.flat, ti)
 		}
 	}

@@ -309,7 +309,7 @@ func TestCooperativeTwoPhase(t *testing.T) {
 				if now, ok := next[tp]; ok && now != was {
 					t.Errorf("generation %d hands %v from %s to %s directly", r+1, tp, was, now)
 				}
-				if _, subscribed := l.index[tp.Topic]; !subscribed {
+				if _, subscribed := l.topicNumber(tp.Topic); !subscribed {
 					continue
 				}
 				if _, ok := next[tp]; !ok && r == 0 {
@@ -556,6 +556,14 @@ func TestSubscriptionClasses(t *testing.T) {
 				t.Errorf("%d topics, subscriptions %v: %d classes, homogeneous %v; want %d, %v",
 					topics, c.subs, classes, spec.homogeneous, c.classes, c.homogeneous)
 			}
+			// A topic's number: its place among the subscribed topics;
+			// none for a topic nobody subscribes to or without a count.
+			for _, name := range append(slices.Clone(names), "ghost") {
+				want := int32(slices.Index(spec.topics, name))
+				if got, ok := spec.topicNumber(name); ok != (want >= 0) || ok && got != want {
+					t.Errorf("%d topics: topicNumber(%s) = %d, %v; want %d", topics, name, got, ok, want)
+				}
+			}
 			for m, s := range c.subs {
 				for ti, name := range spec.topics {
 					if got, want := spec.subscribes(m, int32(ti)), slices.Contains(s, name); got != want {
@@ -617,7 +625,7 @@ func TestSpecOwned(t *testing.T) {
 		for j, m := range g.Members {
 			var want []int32
 			for name, ps := range m.Owned {
-				if ti, ok := spec.index[name]; ok {
+				if ti, ok := spec.topicNumber(name); ok {
 					for _, p := range ps {
 						want = append(want, spec.offset[ti]+p)
 					}

@@ -22,11 +22,17 @@ import (
 // A Spec is not changed by the assignors: it can be reused for any number
 // of assignments, from several goroutines.
 type Spec struct {
-	topics []string         // sorted: topics with a partition count and a subscriber
-	index  map[string]int32 // topic name -> number
-	counts []int32          // topic -> partition count
-	offset []int32          // topic -> number of its partition 0; offset[len(topics)] = total
-	total  int32
+	topics []string // sorted: topics with a partition count and a subscriber
+	// The number of a topic name (topicNumber): its index among all
+	// topics with a partition count, by the classifier's small index (up
+	// to 64 topics) or map, then allNumber (that index -> number, -1:
+	// none; nil: the same numbers).
+	small     *topicIndex
+	index     map[string]int32
+	allNumber []int32
+	counts    []int32 // topic -> partition count
+	offset    []int32 // topic -> number of its partition 0; offset[len(topics)] = total
+	total     int32
 
 	members []string // member ids, in the group's order
 	inst    []string // member -> group.instance.id or ""; nil: no member has one
@@ -125,16 +131,16 @@ func (s *Spec) numberTopics(counts map[string]int32, c *classifier) []int32 {
 			nt++
 		}
 	}
+	s.small, s.index = c.small, c.index
 	if nt == len(c.all) {
 		// Every topic takes part (the common case): the numbers are the
-		// indexes in all, and the classifier's names and index serve.
-		s.topics, s.index = c.all, c.index
+		// indexes in all, and the classifier's names serve.
+		s.topics = c.all
 	} else {
+		s.allNumber = number
 		s.topics = make([]string, 0, nt)
-		s.index = make(map[string]int32, nt)
 		for i, t := range c.all {
 			if number[i] >= 0 {
-				s.index[t] = int32(len(s.topics))
 				s.topics = append(s.topics, t)
 			}
 		}
@@ -149,6 +155,23 @@ func (s *Spec) numberTopics(counts map[string]int32, c *classifier) []int32 {
 	}
 	s.offset[nt] = s.total
 	return number
+}
+
+// topicNumber returns the number of a topic name, if it has one (it
+// has a partition count and a subscriber).
+func (s *Spec) topicNumber(name string) (int32, bool) {
+	var i int32
+	var ok bool
+	if s.small != nil {
+		i, ok = s.small.get(name)
+	} else {
+		i, ok = s.index[name]
+	}
+	if !ok || s.allNumber == nil {
+		return i, ok
+	}
+	t := s.allNumber[i]
+	return t, t >= 0
 }
 
 // setClassTopics gives the classes their topics by number.
@@ -231,7 +254,7 @@ func (s *Spec) appendOwned(owned []int32, m int, byTopic map[string][]int32) []i
 		// no longer subscribes to.
 		inOrder = false
 		for name, ps := range byTopic {
-			t, ok := s.index[name]
+			t, ok := s.topicNumber(name)
 			if !ok || lookUp && s.subscribes(m, t) {
 				continue
 			}
