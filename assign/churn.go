@@ -2,6 +2,7 @@ package assign
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -53,11 +54,15 @@ type ScriptError struct {
 
 func (e *ScriptError) Error() string { return fmt.Sprintf("%s:%d: %s", e.Name, e.Line, e.Err) }
 
+// maxScriptLine bounds a line of a churn script: a step is a few changes,
+// and a member range names thousands of members in a few bytes.
+const maxScriptLine = 1 << 20
+
 // ParseScript reads a churn script; name is used in errors.
 func ParseScript(r io.Reader, name string) (*Script, error) {
 	s := &Script{}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 64<<10), maxScriptLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -80,6 +85,9 @@ func ParseScript(r io.Reader, name string) (*Script, error) {
 		s.Steps = append(s.Steps, step)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &ScriptError{name, line + 1, fmt.Sprintf("line longer than %d bytes", maxScriptLine)}
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(s.Steps) == 0 {
@@ -97,6 +105,9 @@ func parseChange(f []string) (Change, error) {
 		if len(f) != 3 {
 			return Change{}, fmt.Errorf("topic: expected `topic NAME PARTITIONS`")
 		}
+		if err := checkName("topic name", f[1]); err != nil {
+			return Change{}, fmt.Errorf("topic: %v", err)
+		}
 		n, err := strconv.ParseInt(f[2], 10, 32)
 		if err != nil || n <= 0 || n > MaxPartitions {
 			return Change{}, fmt.Errorf("topic %s: partition count %s; expected 1 to %d", clip.String(f[1]), clip.Quote(f[2]), MaxPartitions)
@@ -111,8 +122,10 @@ func parseChange(f []string) (Change, error) {
 			return Change{}, err
 		}
 		topics := strings.Split(f[2], ",")
-		if slices.Contains(topics, "") {
-			return Change{}, fmt.Errorf("join: empty topic name in %s", clip.Quote(f[2]))
+		for _, t := range topics {
+			if err := checkName("topic name", t); err != nil {
+				return Change{}, fmt.Errorf("join: %v", err)
+			}
 		}
 		return Change{Kind: "join", Members: members, Topics: topics}, nil
 	case "leave":

@@ -73,7 +73,35 @@ const (
 	MaxPartitions = 1_000_000
 	// MaxMembers bounds the members of a group.
 	MaxMembers = 100_000
+	// MaxMemberIDBytes bounds a member id. The coordinator makes them
+	// (a client id and a UUID), tens of bytes.
+	MaxMemberIDBytes = 1024
+	// maxNameBytes bounds topic names and group instance ids, as Kafka
+	// does (Topic.validate, JoinGroupRequest.validateGroupInstanceId).
+	maxNameBytes = 249
 )
+
+// checkName checks a topic name or group instance id against Kafka's
+// rules: 1 to 249 bytes of ASCII letters, digits, '.', '_' and '-', and
+// neither "." nor "..". Kafka refuses any other, so a group holding one
+// is no group Kafka could have.
+func checkName(what, name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty %s", what)
+	case len(name) > maxNameBytes:
+		return fmt.Errorf("%s %s: expected at most %d bytes", what, clip.Quote(name), maxNameBytes)
+	case name == "." || name == "..":
+		return fmt.Errorf("%s %q is not allowed", what, name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("%s %s: byte %d is %q; expected ASCII letters, digits, '.', '_' and '-'", what, clip.Quote(name), i, c)
+		}
+	}
+	return nil
+}
 
 // Validate checks the group: member ids unique and non-empty, every member
 // subscribes to at least one topic, partition counts positive, owned
@@ -87,8 +115,8 @@ func (g *Group) Validate() error {
 	}
 	sort.Strings(names)
 	for _, t := range names {
-		if t == "" {
-			return &InputError{"topics", "empty topic name"}
+		if err := checkName("topic name", t); err != nil {
+			return &InputError{"topics", err.Error()}
 		}
 		if n := g.Topics[t]; n <= 0 || n > MaxPartitions {
 			return &InputError{"topics." + clip.String(t), fmt.Sprintf("partition count %d; expected 1 to %d", n, MaxPartitions)}
@@ -115,11 +143,17 @@ func (g *Group) Validate() error {
 		if m.ID == "" {
 			return &InputError{f + ".id", "missing; expected a member id"}
 		}
+		if len(m.ID) > MaxMemberIDBytes {
+			return &InputError{f + ".id", fmt.Sprintf("%d bytes; expected at most %d", len(m.ID), MaxMemberIDBytes)}
+		}
 		if j, dup := ids[m.ID]; dup {
 			return &InputError{f + ".id", fmt.Sprintf("%s is also the id of members[%d]; expected unique ids", clip.Quote(m.ID), j)}
 		}
 		ids[m.ID] = i
 		if m.InstanceID != "" {
+			if err := checkName("instance id", m.InstanceID); err != nil {
+				return &InputError{f + ".instance_id", err.Error()}
+			}
 			if j, dup := instances[m.InstanceID]; dup {
 				return &InputError{f + ".instance_id", fmt.Sprintf("%s is also the instance id of members[%d]", clip.Quote(m.InstanceID), j)}
 			}
@@ -130,8 +164,8 @@ func (g *Group) Validate() error {
 		}
 		seen := make(map[string]bool, len(m.Topics))
 		for k, t := range m.Topics {
-			if t == "" {
-				return &InputError{fmt.Sprintf("%s.topics[%d]", f, k), "empty topic name"}
+			if err := checkName("topic name", t); err != nil {
+				return &InputError{fmt.Sprintf("%s.topics[%d]", f, k), err.Error()}
 			}
 			if seen[t] {
 				return &InputError{fmt.Sprintf("%s.topics[%d]", f, k), fmt.Sprintf("topic %s listed twice", clip.Quote(t))}

@@ -75,6 +75,8 @@ type htmlPage struct {
 	Findings                               []htmlFinding
 	Cells                                  []htmlCell
 	DisruptionHeads                        []string
+	TrafficNote                            string
+	Differs                                [][4]string
 	Clients                                []htmlClientTable
 }
 
@@ -111,9 +113,17 @@ func WriteHTML(w io.Writer, r *Run, figures []Embedded) error {
 	}
 	row("verdict", groupVerdict)
 	row("guarantee", func(g *Group) string { return g.Cells[0].S.Guarantee })
-	for _, m := range Metrics {
+	row("host", hostText)
+	for _, m := range tableMetrics(r.Groups) {
 		m := m
 		row(m.Label, func(g *Group) string { return groupValue(m, g) })
+	}
+	pg.TrafficNote, _ = trafficNote(r.Groups)
+	if len(r.Groups) > 1 {
+		for _, d := range Differences(r.Groups) {
+			best, runner := d.Columns()
+			pg.Differs = append(pg.Differs, [4]string{d.Metric.Label, best, runner, d.Verdict()})
+		}
 	}
 	for _, t := range ClientTables(r) {
 		ht := htmlClientTable{Title: t.Strategy + " · " + t.Policy}
@@ -203,12 +213,20 @@ ul.examples { margin: 2px 0 6px; color: var(--muted); font-size: 13px; }
 <h1>{{.Title}}</h1>
 <div class="sub"><span class="badge {{.VerdictClass}}">{{.Verdict}}</span> &nbsp; {{.Subtitle}}</div>
 
+{{if .Differs}}<h2>Where the strategies differ</h2>
+<div class="scroll"><table>
+<tr><th>metric</th><th>best</th><th>runner-up</th><th>beyond the repeat spread?</th></tr>
+{{range .Differs}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
+<p class="note">Best is the lowest median; a difference is beyond the spread when the exact Mann-Whitney test of the two columns' repeats gives p &lt; 0.05.</p>
+{{end}}
 <h2>Strategies side by side</h2>
 <div class="scroll"><table class="summary">
 <tr><th></th>{{range .Headers}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td>{{.Label}}</td>{{range .Values}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
-<p class="note">Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Values of repeated cells are medians. Definitions: docs/summary.md.</p>
+{{if .TrafficNote}}<p class="note">{{.TrafficNote}}</p>{{end}}
+<p class="note">Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample of the group's: it is shown marked host-bound, and judged nowhere. Definitions: docs/summary.md.</p>
 
 {{if .Clients}}<h2>Clients side by side</h2>
 <p class="note">Each strategy and commit policy that ran on several clients: the median over repeats, and the range. A difference is listed when every repeat of one client lies beyond every repeat of the other and the medians differ by more than 10%.</p>

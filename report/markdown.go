@@ -103,10 +103,16 @@ func groupVerdict(g *Group) string {
 }
 
 // groupValue is a metric over a group: the value, or the median of the
-// iterations; "–" when no cell has one.
+// iterations with their range, "median (min – max)"; when only cells
+// timed on a saturated host have it, what they measured marked as no
+// figure of the group's, "11.8 s (host-bound)"; "–" when no cell has
+// one.
 func groupValue(m Metric, g *Group) string {
 	xs := m.Samples(g)
 	if len(xs) == 0 {
+		if m.hostBound(g) {
+			return formatSpread(m, SpreadOf(m.hostValues(g))) + " (host-bound)"
+		}
 		if m.Name == "recovery_ms" {
 			for _, c := range g.Cells {
 				if c.S.Recovery.NotRecovered > 0 {
@@ -116,7 +122,70 @@ func groupValue(m Metric, g *Group) string {
 		}
 		return "–"
 	}
-	return m.Format(Median(xs))
+	return formatSpread(m, SpreadOf(xs))
+}
+
+// hostText is a group's host check: "ok", "saturated", "saturated (2/5)",
+// "not measured".
+func hostText(g *Group) string {
+	sat, measured := 0, 0
+	for _, c := range g.Cells {
+		if c.S.Host.Measured {
+			measured++
+		}
+		if c.S.Host.Saturated {
+			sat++
+		}
+	}
+	switch {
+	case measured == 0:
+		return "not measured"
+	case sat == 0:
+		return "ok"
+	case len(g.Cells) == 1 || sat == len(g.Cells):
+		return "saturated"
+	}
+	return fmt.Sprintf("saturated (%d/%d)", sat, len(g.Cells))
+}
+
+// tableMetrics are the metrics a table of these groups shows: all, except
+// the traffic's own figures when every group has the same (they describe
+// the workload, not the strategies: trafficNote says them once).
+func tableMetrics(gs []*Group) []Metric {
+	_, same := trafficNote(gs)
+	var out []Metric
+	for _, m := range Metrics {
+		if m.Traffic && same {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// trafficNote says the traffic's skew once, when it is the same for every
+// group (same reports whether it is).
+func trafficNote(gs []*Group) (note string, same bool) {
+	var parts []string
+	for _, m := range Metrics {
+		if !m.Traffic {
+			continue
+		}
+		v := ""
+		for i, g := range gs {
+			x := groupValue(m, g)
+			if i == 0 {
+				v = x
+			} else if x != v {
+				return "", false
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", m.Label, v))
+	}
+	if len(gs) < 2 || len(parts) == 0 {
+		return "", false
+	}
+	return "Traffic: " + strings.Join(parts, ", ") + ": the workload's own skew, the same for every column (the load the strategies spread is in the rows on members).", true
 }
 
 func columnHeader(g *Group) string {
@@ -134,11 +203,12 @@ func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
 	e := &ewriter{w: bufio.NewWriter(w)}
 	e.printf("# %s\n\n", r.Title())
 	e.printf("**Verdict: %s** · %s\n\n", VerdictText(r.Verdict), r.Subtitle())
+	differSection(e, r.Groups)
 	for i := 0; i < len(r.Groups); i += columnsPerTable {
 		gs := r.Groups[i:min(i+columnsPerTable, len(r.Groups))]
 		summaryTable(e, gs)
 	}
-	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start). Latency is produce-to-process, from the intended send time. Definitions: docs/summary.md.\n\n")
+	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample of the group's: it is shown marked host-bound, and judged nowhere. Definitions: docs/summary.md.\n\n")
 	writeMermaid(e, r.Groups)
 	clientsSection(e, r)
 	if plotDir != "" {
@@ -175,6 +245,10 @@ func summaryTable(e *ewriter, gs []*Group) {
 	for _, g := range gs {
 		e.printf(" %s |", g.Cells[0].S.Guarantee)
 	}
+	e.printf("\n| host |")
+	for _, g := range gs {
+		e.printf(" %s |", hostText(g))
+	}
 	e.printf("\n| disruptions |")
 	for _, g := range gs {
 		n := make([]float64, 0, len(g.Cells))
@@ -184,7 +258,7 @@ func summaryTable(e *ewriter, gs []*Group) {
 		e.printf(" %s |", formatCount(Median(n)))
 	}
 	e.printf("\n")
-	for _, m := range Metrics {
+	for _, m := range tableMetrics(gs) {
 		e.printf("| %s |", m.Label)
 		for _, g := range gs {
 			e.printf(" %s |", groupValue(m, g))
@@ -192,12 +266,15 @@ func summaryTable(e *ewriter, gs []*Group) {
 		e.printf("\n")
 	}
 	e.printf("\n")
+	if note, ok := trafficNote(gs); ok {
+		e.printf("%s\n\n", note)
+	}
 }
 
 func findingsSection(e *ewriter, r *Run) {
 	any := false
 	for _, c := range r.Cells {
-		if len(c.S.Findings) > 0 || len(c.S.VerdictReasons) > 0 {
+		if len(c.S.Findings) > 0 {
 			any = true
 		}
 	}
@@ -281,11 +358,15 @@ func cellSection(e *ewriter, c *Cell) {
 }
 
 // DisruptionLabel describes a disruption: "step 2: kill m1", "rebalance:
-// lost by m2.0".
+// lost by m2.0", "step 1: add_partitions 100 → 1,000" (a growth is named
+// by what it did, not by the run's long topic name).
 func DisruptionLabel(d check.Disruption) string {
 	if d.Cause == "chaos" {
 		l := d.Action
-		if d.Target != "" {
+		switch {
+		case d.PartitionsTo > 0:
+			l += fmt.Sprintf(" %s → %s", commas(d.PartitionsFrom), commas(d.PartitionsTo))
+		case d.Target != "":
 			l += " " + d.Target
 		}
 		if d.Step > 0 {
@@ -300,6 +381,28 @@ func DisruptionLabel(d check.Disruption) string {
 		return "rebalance: " + d.Trigger
 	}
 	return d.Cause
+}
+
+// commas renders a count with thousands separated by commas: 1,000.
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// takeOnText is an add_partitions step's time to take on its new
+// partitions: "40.2 s", "not all" when a new partition never got an
+// owner, "" for other disruptions.
+func takeOnText(d check.Disruption) string {
+	switch {
+	case d.NewPartitions == 0:
+		return ""
+	case d.TakeOnMs == nil:
+		return "not all"
+	}
+	return FormatMs(*d.TakeOnMs)
 }
 
 // ExampleText renders an example on one line.
@@ -455,4 +558,27 @@ func (r *Run) ordered() []*Cell {
 		out = append(out, g.Cells...)
 	}
 	return out
+}
+
+// HostLine is a cell's host check on one line, for a terminal: "host ok"
+// or "host saturated", with its members and its figures; "" when the
+// history has no host measurement.
+func HostLine(s *check.Summary) string {
+	h := s.Host
+	if !h.Measured {
+		return ""
+	}
+	state := "ok"
+	if h.Saturated {
+		state = "saturated"
+	}
+	opt := func(p *float64) string {
+		if p == nil {
+			return "–"
+		}
+		return FormatMs(*p)
+	}
+	return fmt.Sprintf("host %s: %d members (%s); CPU busy p50 %.0f%% (the harness %.0f%%), saturated %d of %d s; producer lag p99 %s; drift p99 %s (max %s); poll-loop overrun max %s; GC pause max %s",
+		state, s.Cell.Members, s.Cell.Client, h.CPUBusyP50*100, h.CPUHarnessP50*100, h.CPUSaturatedSeconds, h.CPUSeconds,
+		opt(h.ProducerLagP99Ms), opt(h.DriftP99Ms), opt(h.DriftMaxMs), opt(h.OverrunMaxMs), FormatMs(h.GCPauseMaxMs))
 }

@@ -18,6 +18,12 @@ type Metric struct {
 	// Value extracts the metric; ok is false when the summary has no value
 	// for it (no disruption, nothing recovered).
 	Value func(*check.Summary) (v float64, ok bool)
+	// Timing: a time the host can distort. A cell timed on a saturated
+	// host (its host check) gives no sample of it: its number describes
+	// the machine.
+	Timing bool
+	// Traffic: the workload's own figure, the same for every strategy.
+	Traffic bool
 }
 
 func always(f func(*check.Summary) float64) func(*check.Summary) (float64, bool) {
@@ -30,45 +36,96 @@ func ifPauses(f func(*check.Summary) float64) func(*check.Summary) (float64, boo
 
 // Metrics are the figures of the summary table, in order.
 var Metrics = []Metric{
-	{"pause_p50_ms", "partition pause p50", "ms", true, ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.P50 })},
-	{"pause_p95_ms", "partition pause p95", "ms", true, ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.P95 })},
-	{"pause_max_ms", "partition pause max", "ms", true, ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.Max })},
-	{"partition_seconds", "partition-seconds without processing", "s", true, always(func(s *check.Summary) float64 { return s.Pause.PartitionSeconds })},
-	{"group_stop_ms", "group stop (longest)", "ms", true, always(func(s *check.Summary) float64 { return s.GroupStop.MaxMs })},
-	{"kept_stall_ms", "stall of kept partitions (longest)", "ms", true, func(s *check.Summary) (float64, bool) {
+	{Name: "pause_p50_ms", Label: "partition pause p50", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.P50 })},
+	{Name: "pause_p95_ms", Label: "partition pause p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.P95 })},
+	{Name: "pause_max_ms", Label: "partition pause max", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.Max })},
+	{Name: "target_pause_p50_ms", Label: "pause p50, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *check.Summary) check.Stats { return s.Pause.TargetStats }, func(st check.Stats) float64 { return st.P50 })},
+	{Name: "target_pause_p95_ms", Label: "pause p95, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *check.Summary) check.Stats { return s.Pause.TargetStats }, func(st check.Stats) float64 { return st.P95 })},
+	{Name: "other_pause_p50_ms", Label: "pause p50, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *check.Summary) check.Stats { return s.Pause.OtherStats }, func(st check.Stats) float64 { return st.P50 })},
+	{Name: "other_pause_p95_ms", Label: "pause p95, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *check.Summary) check.Stats { return s.Pause.OtherStats }, func(st check.Stats) float64 { return st.P95 })},
+	{Name: "other_pauses", Label: "partitions paused beyond the target's", Unit: "", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Pause.OtherStats.Count) })},
+	{Name: "partition_seconds", Label: "partition-seconds without processing", Unit: "s", LowerIsBetter: true, Timing: true, Value: always(func(s *check.Summary) float64 { return s.Pause.PartitionSeconds })},
+	{Name: "take_on_ms", Label: "time to take on new partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: takeOn},
+	{Name: "group_stop_ms", Label: "group stop (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: always(func(s *check.Summary) float64 { return s.GroupStop.MaxMs })},
+	{Name: "kept_stall_ms", Label: "stall of kept partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
 		// Summaries written before it was measured have none.
 		if s.GroupStop.KeptStallMaxMs == nil {
 			return 0, false
 		}
 		return *s.GroupStop.KeptStallMaxMs, true
 	}},
-	{"recovery_ms", "recovery (longest)", "ms", true, func(s *check.Summary) (float64, bool) {
+	{Name: "recovery_ms", Label: "recovery (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
 		return s.Recovery.MaxMs, s.Recovery.Recovered > 0 && s.Recovery.NotRecovered == 0
 	}},
-	{"duplicates", "duplicates", "records", true, always(func(s *check.Summary) float64 { return float64(s.Duplicates.Count) })},
-	{"lost", "lost", "records", true, always(func(s *check.Summary) float64 { return float64(s.Loss.Lost) })},
-	{"reorders", "reorders", "records", true, always(func(s *check.Summary) float64 { return float64(s.Ordering.Reorders) })},
-	{"overlap", "zombie processing", "records", true, always(func(s *check.Summary) float64 { return float64(s.Overlap.Events) })},
-	{"skew_max_over_mean", "records per partition, max / mean", "ratio", true, func(s *check.Summary) (float64, bool) {
+	{Name: "duplicates", Label: "duplicates", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Duplicates.Count) })},
+	{Name: "lost", Label: "lost", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Loss.Lost) })},
+	{Name: "committed_ahead", Label: "lost, committed before processed", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Loss.CommittedAhead) })},
+	{Name: "reorders", Label: "reorders", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Ordering.Reorders) })},
+	{Name: "overlap", Label: "zombie processing", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Overlap.Events) })},
+	{Name: "skew_max_over_mean", Label: "records per partition, max / mean", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *check.Summary) (float64, bool) {
 		return s.Skew.MaxOverMean, s.Skew.MaxOverMean > 0
 	}},
-	{"hottest_share", "share of the hottest partition", "ratio", true, func(s *check.Summary) (float64, bool) {
+	{Name: "hottest_share", Label: "share of the hottest partition", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *check.Summary) (float64, bool) {
 		return s.Skew.HottestShare, s.Skew.HottestShare > 0
 	}},
-	{"partitions_spread", "partitions per member, max - min", "", true, always(func(s *check.Summary) float64 { return float64(s.Skew.Spread) })},
-	{"moved", "partitions moved", "", true, always(func(s *check.Summary) float64 { return float64(s.Movement.Moved) })},
-	{"excess_moves", "moves beyond the minimum", "", true, always(func(s *check.Summary) float64 {
+	{Name: "load_max_over_mean", Label: "records per member per owned second, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *check.Summary) (float64, bool) {
+		return s.Skew.LoadMaxOverMean, s.Skew.LoadMaxOverMean > 0
+	}},
+	{Name: "load_after_max_over_mean", Label: "records per member after a disruption, max / mean (worst)", Unit: "ratio", LowerIsBetter: true, Value: loadAfter},
+	{Name: "partitions_max_over_mean", Label: "partitions per member, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *check.Summary) (float64, bool) {
+		return s.Skew.PartitionsMaxOverMean, s.Skew.PartitionsMaxOverMean > 0
+	}},
+	{Name: "partitions_spread", Label: "partitions per member, max - min", Unit: "", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Skew.Spread) })},
+	{Name: "moved", Label: "partitions moved", Unit: "", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Movement.Moved) })},
+	{Name: "excess_moves", Label: "moves beyond the minimum", Unit: "", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 {
 		return float64(s.Movement.Moved - s.Movement.MinMoves)
 	})},
-	{"latency_p50_steady_ms", "latency p50, steady", "ms", true, func(s *check.Summary) (float64, bool) {
+	{Name: "latency_p50_steady_ms", Label: "latency p50, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
 		return s.Latency.Steady.P50, s.Latency.Steady.Count > 0
 	}},
-	{"latency_p99_steady_ms", "latency p99, steady", "ms", true, func(s *check.Summary) (float64, bool) {
+	{Name: "latency_p99_steady_ms", Label: "latency p99, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
 		return s.Latency.Steady.P99, s.Latency.Steady.Count > 0
 	}},
-	{"latency_p99_disruption_ms", "latency p99, disruptions", "ms", true, func(s *check.Summary) (float64, bool) {
+	{Name: "latency_p99_disruption_ms", Label: "latency p99, disruptions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
 		return s.Latency.Disruption.P99, s.Latency.Disruption.Count > 0
 	}},
+}
+
+// ifCount gives a statistic of a population of pauses, when it has any.
+func ifCount(pop func(*check.Summary) check.Stats, f func(check.Stats) float64) func(*check.Summary) (float64, bool) {
+	return func(s *check.Summary) (float64, bool) {
+		st := pop(s)
+		return f(st), st.Count > 0
+	}
+}
+
+// takeOn is the longest time the group took to take on the partitions of
+// an add_partitions step (headline disruptions); none when no step added
+// partitions, or one's were never all taken on.
+func takeOn(s *check.Summary) (float64, bool) {
+	v, ok := 0.0, false
+	for _, d := range s.Disruptions {
+		if d.NewPartitions == 0 || check.PreSteady(d.Phase) {
+			continue
+		}
+		if d.TakeOnMs == nil {
+			return 0, false
+		}
+		v, ok = max(v, *d.TakeOnMs), true
+	}
+	return v, ok
+}
+
+// loadAfter is the worst records-per-member max / mean over the settled
+// intervals that follow a disruption.
+func loadAfter(s *check.Summary) (float64, bool) {
+	v, ok := 0.0, false
+	for _, l := range s.Skew.Load {
+		if l.After > 0 && l.RecordsMaxOverMean > 0 {
+			v, ok = max(v, l.RecordsMaxOverMean), true
+		}
+	}
+	return v, ok
 }
 
 // MetricByName finds a metric.
@@ -82,15 +139,37 @@ func MetricByName(name string) (Metric, bool) {
 }
 
 // Samples returns a metric's values over a group's cells (cells without a
-// value are left out).
+// value are left out, and so are the timings of cells measured on a
+// saturated host).
 func (m Metric) Samples(g *Group) []float64 {
 	var out []float64
 	for _, c := range g.Cells {
+		if m.Timing && c.S.Host.Saturated {
+			continue
+		}
 		if v, ok := m.Value(c.S); ok {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// hostBound reports whether the metric is a timing and every cell of g
+// that has a value for it was timed on a saturated host.
+func (m Metric) hostBound(g *Group) bool {
+	if !m.Timing {
+		return false
+	}
+	any := false
+	for _, c := range g.Cells {
+		if _, ok := m.Value(c.S); ok {
+			if !c.S.Host.Saturated {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
 }
 
 // Median returns the median of xs (the mean of the middle two for an
@@ -166,4 +245,19 @@ func formatCount(v float64) string {
 		return s
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// hostValues are a timing's values over the cells timed on a saturated
+// host: shown beside the mark, never as the group's figure.
+func (m Metric) hostValues(g *Group) []float64 {
+	var out []float64
+	for _, c := range g.Cells {
+		if !c.S.Host.Saturated {
+			continue
+		}
+		if v, ok := m.Value(c.S); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }

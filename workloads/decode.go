@@ -321,7 +321,33 @@ func (d *decoder) decodeSpec(root *yaml.Node, s *Spec) {
 				"config": func(v *yaml.Node, f string) { s.Broker.Config = d.properties(v, f) },
 			})
 		},
-		"chaos": func(v *yaml.Node, f string) { d.chaos(v, f, &s.Chaos) },
+		"chaos":  func(v *yaml.Node, f string) { d.chaos(v, f, &s.Chaos) },
+		"expect": func(v *yaml.Node, f string) { d.expect(v, f, &s.Expect) },
+	})
+}
+
+func (d *decoder) expect(n *yaml.Node, field string, out *[]Expectation) {
+	*out = []Expectation{}
+	d.list(n, field, "expectations", func(i int, v *yaml.Node, f string) {
+		var x Expectation
+		d.mapping(v, f, fieldFuncs{
+			"metric": func(v *yaml.Node, f string) { x.Metric, _ = d.str(v, f, "a metric name of the reports") },
+			"strategies": func(v *yaml.Node, f string) {
+				x.Strategies = d.names(v, f, "strategy names")
+			},
+			"min": func(v *yaml.Node, f string) {
+				if n, ok := d.number(v, f, "a number"); ok {
+					x.Min = &n
+				}
+			},
+			"max": func(v *yaml.Node, f string) {
+				if n, ok := d.number(v, f, "a number"); ok {
+					x.Max = &n
+				}
+			},
+			"why": func(v *yaml.Node, f string) { x.Why, _ = d.str(v, f, "the reason, in words") },
+		})
+		*out = append(*out, x)
 	})
 }
 

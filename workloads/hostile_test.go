@@ -104,6 +104,13 @@ func TestEveryNumberBounded(t *testing.T) {
 		"key format width":   {edit(t, "seed: 1\n", "seed: 1\nkeys: {format: \"k%99999999999999999999d\"}\n"), "keys.format"},
 		"explicit keys":      {edit(t, "seed: 1\n", "seed: 1\nkeys:\n  count: 10\n  distribution: explicit\n  explicit:\n"+strings.Repeat("    - {key: x, share: 0.00001}\n", MaxExplicitKeys+1)), "keys.explicit: 10001 keys, expected at most 10000"},
 		"chaos steps":        {edit(t, baseStep, strings.Repeat("    - {at: 20s, action: pause, target: m1, duration: 1s}\n", MaxSteps+1)), "chaos.steps: 1001 steps, expected at most 1000"},
+		"expect min":         {hostileBase + "expect:\n  - {metric: lost, min: -1e300, why: x}\n", "expect[0].min: got -1e+300, expected a number from -1e+12 to 1e+12"},
+		"expect max":         {hostileBase + "expect:\n  - {metric: lost, max: 1e13, why: x}\n", "expect[0].max: got 1e+13"},
+		"expect count":       {hostileBase + "expect:\n" + strings.Repeat("  - {metric: lost, max: 0, why: x}\n", MaxExpectations+1), "expect: 1001 expectations, expected at most 1000"},
+		"expect metric":      {hostileBase + "expect:\n  - {metric: " + strings.Repeat("m", 65) + ", max: 0, why: x}\n", "expect[0].metric: got"},
+		"expect why":         {hostileBase + "expect:\n  - {metric: lost, max: 0, why: " + strings.Repeat("x", MaxWhy+1) + "}\n", "expect[0].why: 4001 bytes, expected at most 4000"},
+		"expect strategies":  {hostileBase + "expect:\n  - {metric: lost, max: 0, strategies: [" + strings.Repeat("range, ", 100000) + "range], why: x}\n", "expect[0].strategies[1]: \"range\" is listed twice"},
+		"expect twice":       {hostileBase + "expect:\n  - {metric: lost, max: 0, strategies: [range, range], why: x}\n", "expect[0].strategies[1]: \"range\" is listed twice"},
 		"file size":          {hostileBase + "# " + strings.Repeat("x", MaxFileSize) + "\n", "more than 4194304 bytes"},
 	} {
 		t.Run(name, func(t *testing.T) { refused(t, c.src, c.want, "-2") })
@@ -179,6 +186,8 @@ func TestOverridesRefusedNotIgnored(t *testing.T) {
 		"--records 0":    {Records: ref(int64(0))},
 		"--records -1":   {Records: ref(int64(-1))},
 		"--rate -1":      {Rate: ref(-1.0)},
+		"--members 0":    {Members: ref(0)},
+		"--members":      {Members: ref(MaxMembers + 1)},
 	} {
 		s := parse(t, hostileBase)
 		err := s.Override(o)

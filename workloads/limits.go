@@ -30,6 +30,13 @@ const (
 	MaxRate = 10_000_000
 	// MaxSteps bounds chaos.steps and producer.steps.
 	MaxSteps = 1000
+	// MaxExpectations bounds the expect section.
+	MaxExpectations = 1000
+	// MaxExpectBound bounds an expectation's min and max: beyond every
+	// figure a report prints (a day in ms is 8.64e7, MaxRecords 1e10).
+	MaxExpectBound = 1e12
+	// MaxWhy bounds an expectation's why, the physics in words.
+	MaxWhy = 4000
 	// MaxFileSize bounds the workload file itself.
 	MaxFileSize = 4 << 20
 
@@ -45,6 +52,8 @@ const (
 	MaxSessionTimeout = time.Hour
 
 	maxTopicName = 249
+	// maxMetricName bounds an expectation's metric name.
+	maxMetricName = 64
 	// maxErrors is how many problems an Error lists; the rest are
 	// counted. A file with an error on every line is not made clearer by
 	// a message per line.

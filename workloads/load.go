@@ -260,6 +260,9 @@ type Overrides struct {
 	// ProducerOnly drops the chaos section (warmup and steps): for running
 	// the producer side alone, where the schedule does not apply.
 	ProducerOnly bool
+	// Members replaces consumer.members (a sweep of group sizes); the
+	// chaos plan is validated again against it.
+	Members *int
 }
 
 // Override applies o and validates the result again (a shorter duration
@@ -273,6 +276,9 @@ func (s *Spec) Override(o Overrides) error {
 		p.add(0, "--duration", "got %v, expected a duration > 0 and at most %v", *o.Duration, MaxDuration)
 	case o.Records != nil && (*o.Records < 1 || *o.Records > MaxRecords):
 		p.add(0, "--records", "got %d, expected a number of records from 1 to %d", *o.Records, int64(MaxRecords))
+	}
+	if o.Members != nil && (*o.Members < 1 || *o.Members > MaxMembers) {
+		p.add(0, "--members", "got %d, expected a group size from 1 to %d", *o.Members, MaxMembers)
 	}
 	if o.Rate != nil && !(*o.Rate >= 0 && *o.Rate <= MaxRate) {
 		p.add(0, "--rate", "got %v, expected records/s from 0 (unlimited) to %d", *o.Rate, MaxRate)
@@ -297,6 +303,10 @@ func (s *Spec) Override(o Overrides) error {
 				delete(s.pos, f)
 			}
 		}
+	}
+	if o.Members != nil {
+		s.Consumer.Members = *o.Members
+		s.pos["consumer.members"] = s.Line("consumer.members")
 	}
 	if o.Rate != nil {
 		s.Producer.Rate = *o.Rate

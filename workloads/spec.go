@@ -41,6 +41,9 @@ type Spec struct {
 	Clients []string `json:"clients,omitempty"`
 	Broker  Broker   `json:"broker"`
 	Chaos   Chaos    `json:"chaos"`
+	// Expect states what physics predicts of the run, metric by metric,
+	// for the scenario reports to check (`chaos scenarios`).
+	Expect []Expectation `json:"expect,omitempty"`
 
 	// Warnings are things the workload allows but that are probably not
 	// what was meant (e.g. a slow step shorter than max_poll_interval).
@@ -236,4 +239,19 @@ func parentField(f string) string {
 		}
 	}
 	return ""
+}
+
+// Expectation is one prediction of a workload: a metric of the reports
+// (by its name in chaos report and chaos compare, e.g. moved or
+// other_pause_p95_ms) stays within [Min, Max] for the given strategies
+// (all of the workload's when empty). The workloads package checks its
+// form; the report, which knows the metrics, checks the name and judges
+// it against a run.
+type Expectation struct {
+	Metric     string   `json:"metric"`
+	Strategies []string `json:"strategies,omitempty"`
+	Min        *float64 `json:"min,omitempty"`
+	Max        *float64 `json:"max,omitempty"`
+	// Why is the physics: the reason the prediction must hold.
+	Why string `json:"why"`
 }

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -37,7 +38,63 @@ func (s *Spec) Validate() error {
 	v.matrix()
 	v.broker()
 	v.chaos()
+	v.expect()
 	return p.err()
+}
+
+// expectMetric is the form of a report metric's name.
+var expectMetric = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// expect checks the form of each expectation: a metric name (the
+// reports know which exist), a bound, strategies the workload runs, and
+// the physics in words, each within its limit.
+func (v *validator) expect() {
+	if len(v.s.Expect) > MaxExpectations {
+		v.errf("expect", "%d expectations, expected at most %d", len(v.s.Expect), MaxExpectations)
+		return
+	}
+	for i, x := range v.s.Expect {
+		f := fmt.Sprintf("expect[%d]", i)
+		if !expectMetric.MatchString(x.Metric) || len(x.Metric) > maxMetricName {
+			v.errf(f+".metric", "got %s, expected a metric name of the reports (snake_case, at most %d characters, e.g. moved, other_pause_p95_ms)", clip.Quote(x.Metric), maxMetricName)
+		}
+		for _, b := range []struct {
+			field string
+			n     *float64
+		}{{f + ".min", x.Min}, {f + ".max", x.Max}} {
+			if b.n != nil && math.Abs(*b.n) > MaxExpectBound {
+				v.errf(b.field, "got %v, expected a number from %g to %g", *b.n, -MaxExpectBound, MaxExpectBound)
+			}
+		}
+		switch {
+		case x.Min == nil && x.Max == nil:
+			v.errf(f, "no bound: expected min, max or both")
+		case x.Min != nil && x.Max != nil && *x.Min > *x.Max && v.ok(f+".min", f+".max"):
+			v.errf(f+".min", "%v is above max %v", *x.Min, *x.Max)
+		}
+		// Distinct names of the workload's strategies are at most as
+		// many as it has; the first that is not ends the list's check
+		// (a list of a million copies gets one error, not a million).
+		seen := map[string]int{}
+		for j, st := range x.Strategies {
+			sf := fmt.Sprintf("%s.strategies[%d]", f, j)
+			if k, dup := seen[st]; dup {
+				v.errf(sf, "%s is listed twice (also %s.strategies[%d])", clip.Quote(st), f, k)
+				break
+			}
+			if v.ok("strategies") && !slices.Contains(v.s.Strategies, st) {
+				v.errf(sf, "%s is not one of the workload's strategies (%s)", clip.Quote(st), strings.Join(v.s.Strategies, ", "))
+				break
+			}
+			seen[st] = j
+		}
+		switch {
+		case strings.TrimSpace(x.Why) == "":
+			v.errf(f+".why", "empty: expected the physics, in words: why the prediction must hold")
+		case len(x.Why) > MaxWhy:
+			v.errf(f+".why", "%d bytes, expected at most %d", len(x.Why), MaxWhy)
+		}
+	}
 }
 
 // validator checks a spec. A field found wrong is noted (bad), and a

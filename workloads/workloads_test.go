@@ -13,8 +13,16 @@ import (
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
-func TestShippedWorkloads(t *testing.T) {
+// shipped are the workload files of the repository: the top-level ones
+// and the scenario catalogue.
+func shipped() []string {
 	files, _ := filepath.Glob("*.yaml")
+	more, _ := filepath.Glob("scenarios/*.yaml")
+	return append(files, more...)
+}
+
+func TestShippedWorkloads(t *testing.T) {
+	files := shipped()
 	if len(files) < 3 {
 		t.Fatalf("found %d workload files, want at least default, hot-keys, partition-growth", len(files))
 	}
@@ -27,7 +35,7 @@ func TestShippedWorkloads(t *testing.T) {
 		if len(s.Warnings) > 0 {
 			t.Errorf("%s: warnings: %v", f, s.Warnings)
 		}
-		if want := strings.TrimSuffix(f, ".yaml"); s.Name != want {
+		if want := strings.TrimSuffix(filepath.Base(f), ".yaml"); s.Name != want {
 			t.Errorf("%s: name %q, want %q", f, s.Name, want)
 		}
 	}
@@ -117,6 +125,16 @@ func TestMalformedWorkloads(t *testing.T) {
 			[]string{"w.yaml:2: keys.count: got number 10.5, expected a number of keys"}},
 		{"neither duration nor records", "seed: 3\n",
 			[]string{"w.yaml: duration: neither duration nor records is set"}},
+		{"an expectation without a bound", "duration: 1m\nstrategies: [range]\nexpect:\n  - {metric: moved, why: nothing moves}\n",
+			[]string{"w.yaml:4: expect[0]: no bound: expected min, max or both"}},
+		{"an expectation of another strategy", "duration: 1m\nstrategies: [range]\nexpect:\n  - {metric: moved, max: 0, strategies: [sticky], why: x}\n",
+			[]string{`expect[0].strategies[0]: "sticky" is not one of the workload's strategies (range)`}},
+		{"an expectation's bounds crossed", "duration: 1m\nexpect:\n  - {metric: lost, min: 2, max: 1, why: x}\n",
+			[]string{"expect[0].min: 2 is above max 1"}},
+		{"an expectation without its physics", "duration: 1m\nexpect:\n  - {metric: lost, max: 0, why: \" \"}\n",
+			[]string{"expect[0].why: empty: expected the physics"}},
+		{"an expectation's metric misspelt", "duration: 1m\nexpect:\n  - {metric: Moved-Partitions, max: 0, why: x}\n",
+			[]string{`expect[0].metric: got "Moved-Partitions", expected a metric name of the reports`}},
 		{"both duration and records", "duration: 1m\nrecords: 1000\n",
 			[]string{"w.yaml:2: records: both duration (line 1) and records are set"}},
 		{"zero duration", "duration: 0s\n", []string{"w.yaml:1: duration: got 0s, expected a duration > 0"}},
@@ -413,7 +431,7 @@ func TestReadmeDocumentsEveryField(t *testing.T) {
 		"consumer.max_poll_records", "consumer.session_timeout", "consumer.heartbeat_interval", "consumer.max_poll_interval",
 		"consumer.auto_commit_interval", "consumer.static_membership", "consumer.properties", "strategies",
 		"commit_policies", "clients", "broker.brokers", "broker.config", "chaos.warmup", "chaos.drain_timeout",
-		"chaos.steps"}
+		"chaos.steps", "expect"}
 	for _, f := range fields {
 		if !strings.Contains(string(readme), "`"+f+"`") {
 			t.Errorf("README.md does not document `%s`", f)

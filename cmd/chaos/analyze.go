@@ -216,6 +216,9 @@ func runAnalyze(args []string) error {
 		secs := time.Since(start).Seconds()
 		if !*quiet {
 			fmt.Printf("%s: %s, %d events in %.1fs (%.0f events/s)\n", d, s.Verdict, s.History.Events, secs, float64(s.History.Events)/secs)
+			if h := report.HostLine(s); h != "" {
+				fmt.Printf("  %s\n", h)
+			}
 		}
 		cells = append(cells, &report.Cell{Dir: d, S: s})
 		files = append(files, f)

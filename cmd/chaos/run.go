@@ -56,7 +56,8 @@ type runFlags struct {
 	dryRun                        bool
 	duration                      time.Duration
 	records                       int64
-	// overrides holds duration and records when given (cli.Given).
+	members                       int
+	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
 
@@ -70,6 +71,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the cells and the chaos plan of each WORKLOAD (several may be given), start nothing")
 	fs.DurationVar(&f.duration, "duration", 0, "override the workload's traffic duration")
 	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
+	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),
@@ -87,6 +89,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	}
 	if cli.Given(fs, "records") {
 		f.overrides.Records = &f.records
+	}
+	if cli.Given(fs, "members") {
+		f.overrides.Members = &f.members
 	}
 	if fs.NArg() == 0 || (fs.NArg() > 1 && !f.dryRun) {
 		fs.Usage()

@@ -120,6 +120,39 @@ func TestPlanHotKeys(t *testing.T) {
 	}
 }
 
+// TestGrowthScenariosMoveWhatTheySay holds the catalogue's growth
+// scenarios to the shares of keys their statements say move from 24 to
+// 36 partitions: two thirds under a modulo hash (a key stays only when
+// its hash modulo 24 and 36 agree, 24 of every 72), a third under jump
+// consistent hash ((36-24)/36).
+func TestGrowthScenariosMoveWhatTheySay(t *testing.T) {
+	for _, p := range []string{"murmur2", "consistent", "fnv1a", "jump"} {
+		var out, errOut bytes.Buffer
+		if err := plan([]string{"--json", "../../workloads/scenarios/growth-" + p + ".yaml"}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		var rep planReport
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Changes) != 1 || rep.Changes[0].From != 24 || rep.Changes[0].To != 36 {
+			t.Fatalf("growth-%s: changes %+v", p, rep.Changes)
+		}
+		for _, m := range rep.Changes[0].Movements {
+			if m.Partitioner != p {
+				continue
+			}
+			want := 2.0 / 3
+			if p == "jump" {
+				want = 1.0 / 3
+			}
+			if d := m.Keys - want; d < -0.03 || d > 0.03 {
+				t.Errorf("growth-%s moves %.3f of its keys, its statement says about %.3f", p, m.Keys, want)
+			}
+		}
+	}
+}
+
 func TestRunAgainstBroker(t *testing.T) {
 	c := kafkatest.Shared(t)
 	dir := filepath.Join(t.TempDir(), "out")

@@ -44,6 +44,9 @@ type Options struct {
 	// double in width whenever they would exceed MaxBins (default 4096).
 	BinWidth time.Duration
 	MaxBins  int
+	// Host holds the host check's thresholds (host.go); the zero value
+	// gives the documented defaults.
+	Host HostOptions
 	// Also is another checker that reads the same pass over the history:
 	// it consumes the events it is given (in time order, each valid until
 	// the next) and returns its findings, which are added to the summary
@@ -76,6 +79,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxBins <= 0 {
 		o.MaxBins = 4096
 	}
+	o.Host = o.Host.withDefaults()
 	return o
 }
 
@@ -91,6 +95,9 @@ type analyzer struct {
 	processedN, producedN int64
 	// checkers are the metrics, in the order their results are written.
 	checkers []checker
+	// in takes a chaos step before the consequences of its instant
+	// (instant.go).
+	in instant
 }
 
 // Analyze runs every checker over one cell's history in a single pass.
@@ -145,7 +152,7 @@ func (a *analyzer) run(src Source) (*Summary, error) {
 // counted and skipped.
 func (a *analyzer) next(src Source) (*history.Event, error) {
 	for {
-		e, err := src.Next()
+		e, err := a.in.take(src)
 		if err == io.EOF {
 			return nil, nil
 		}
@@ -224,6 +231,9 @@ func (a *analyzer) observe(e *history.Event) error {
 	case history.Phase:
 		s.ByKind["phase"]++
 		a.phaseEvent(e)
+	case history.Probe:
+		s.ByKind["probe"]++
+		a.probeEvent(e)
 	default:
 		s.ByKind["other"]++
 	}

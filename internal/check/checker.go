@@ -74,6 +74,23 @@ type windowHook interface {
 	windowClosed(d *disruption)
 }
 
+// commitHook sees each successful commit of a partition by a member,
+// before the model takes it in (p.committed is still the previous one).
+type commitHook interface {
+	committing(p *partition, m *member, e *history.Event)
+}
+
+// producedHook sees every produced event (acknowledged or not), after
+// the model took it in.
+type producedHook interface {
+	produced(e *history.Event)
+}
+
+// probeHook sees every probe event (a process's second: internal/probe).
+type probeHook interface {
+	probe(e *history.Event)
+}
+
 // trafficEndHook is told when traffic is over: when the drain begins,
 // and again when the run begins to shut down (the first call is the one
 // that counts).
@@ -93,11 +110,14 @@ func newCheckers(g *model) []checker {
 		&recoveryCheck{g: g},
 		newDuplicatesCheck(g),
 		&lossCheck{g: g},
+		newCommitAheadCheck(g),
 		newOrderingCheck(g),
 		newOverlapCheck(g),
 		&skewCheck{g: g},
+		newLoadCheck(g),
 		&movementCheck{g: g},
 		newLatencyCheck(g),
+		newHostCheck(g),
 	}
 }
 
@@ -112,6 +132,9 @@ type hooks struct {
 	live       []liveHook
 	window     []windowHook
 	trafficEnd []trafficEndHook
+	produced   []producedHook
+	probe      []probeHook
+	commit     []commitHook
 }
 
 func hooksOf(cs []checker) hooks {
@@ -143,6 +166,15 @@ func hooksOf(cs []checker) hooks {
 		}
 		if x, ok := c.(trafficEndHook); ok {
 			h.trafficEnd = append(h.trafficEnd, x)
+		}
+		if x, ok := c.(producedHook); ok {
+			h.produced = append(h.produced, x)
+		}
+		if x, ok := c.(commitHook); ok {
+			h.commit = append(h.commit, x)
+		}
+		if x, ok := c.(probeHook); ok {
+			h.probe = append(h.probe, x)
 		}
 	}
 	return h

@@ -29,6 +29,18 @@ type disruption struct {
 	// backlog: it began while the previous disruption's backlog was not
 	// worked off; it inherits that catch-up even if it pauses nothing.
 	backlog bool
+	// actEnd is when a chaos step's act on its subject ended: the step
+	// itself, a pause's resume, a slow step's stall (host.go).
+	actEnd int64
+	// subject is the member the disruption is about (by name): a chaos
+	// step's target, or the member whose exit or loss opened it; its
+	// partitions' pauses are the disruption's own (pausesplit.go).
+	subject string
+	// added counts the partitions an add_partitions step created;
+	// takenOn those the group has taken on, the last at takeOnT
+	// (growth.go).
+	added, takenOn int
+	takeOnT        int64
 }
 
 // current returns the disruption an ownership change at t belongs to:
@@ -181,6 +193,7 @@ func (g *model) disruptionRows(s *Summary) {
 	for _, d := range g.disr {
 		o := d.out
 		pauseColumns(&o, d, end)
+		growthColumns(&o, d)
 		if o.UnfinishedPartitions > 0 {
 			o.Unfinished = true
 		} else {

@@ -1,6 +1,9 @@
 package check
 
 import (
+	"encoding/json"
+	"math"
+
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
@@ -11,6 +14,9 @@ import (
 // pauses in pause.go.
 
 func (g *model) produced(e *history.Event) {
+	for _, h := range g.hooks.produced {
+		h.produced(e)
+	}
 	if e.Err != "" || e.Ambiguous || e.Offset < 0 {
 		if e.Ambiguous {
 			g.stats.Ambig++
@@ -113,6 +119,12 @@ func (g *model) committed(e *history.Event) {
 		return
 	}
 	if p := g.part(e.Partition); p != nil {
+		if len(g.hooks.commit) > 0 {
+			m := g.member(e.Proc, e.Inc)
+			for _, h := range g.hooks.commit {
+				h.committing(p, m, e)
+			}
+		}
 		p.committed = e.Offset
 	}
 }
@@ -128,6 +140,7 @@ func (g *model) chaos(e *history.Event) {
 			g.resumeMember(m, e.T)
 		}
 		if d := g.steps[e.Step]; d != nil && e.Step > 0 {
+			d.actEnd = e.T
 			g.touch(d, e.T)
 		}
 		return
@@ -135,13 +148,32 @@ func (g *model) chaos(e *history.Event) {
 	if g.shutdown {
 		return
 	}
+	if e.Err != "" {
+		// An act that failed once recorded: the second event of its step
+		// (docs/history.md) says so on the step's disruption.
+		if d := g.steps[e.Step]; d != nil && e.Step > 0 && d.out.Err == "" && d.out.Action == e.Action && d.out.Target == e.Target {
+			d.out.Err = e.Err
+			return
+		}
+	}
 	d := g.open(e.T, "chaos", "")
 	d.out.Action, d.out.Target, d.out.Step, d.out.Err = e.Action, e.Target, e.Step, e.Err
+	if act, _ := vocab.LookupAction(e.Action); act.Stops {
+		d.subject = e.Target
+	}
+	d.actEnd = e.T
+	if e.Action == vocab.ActionSlow {
+		d.actEnd += paramMs(e.Params, "duration_ms") * 1e6
+	}
 	if e.Params != "" {
 		d.out.Params = []byte(e.Params)
 	}
 	if e.Step > 0 {
 		g.steps[e.Step] = d
+	}
+	if e.Action == vocab.ActionAddPartitions && e.Err == "" {
+		g.partitionsAdded(d, e)
+		return
 	}
 	// An action that stops its target's processing pauses what it owns
 	// from the action's event on; one that ends its process leaves it
@@ -154,7 +186,14 @@ func (g *model) chaos(e *history.Event) {
 	if m == nil {
 		return
 	}
-	g.stopMember(m, e.T, d)
+	// Until the act reaches it, the target may finish the record in hand:
+	// a slow step's stall has passed by its duration; the others hold
+	// until the partitions are taken over.
+	hold := int64(math.MaxInt64)
+	if e.Action == vocab.ActionSlow {
+		hold = e.T + paramMs(e.Params, "duration_ms")*1e6
+	}
+	g.stopMember(m, e.T, d, hold)
 	if act.Ends {
 		g.memberGone(m, e.T, d, "")
 	}
@@ -224,5 +263,30 @@ func (g *model) beginShutdown() {
 func (g *model) trafficEnded() {
 	for _, h := range g.hooks.trafficEnd {
 		h.trafficEnded()
+	}
+}
+
+// paramMs reads a number of milliseconds from a chaos step's parameters (0
+// when absent).
+func paramMs(params, name string) int64 { return paramInt(params, name) }
+
+// paramInt reads an integer from a chaos step's parameters (0 when
+// absent).
+func paramInt(params, name string) int64 {
+	if params == "" {
+		return 0
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(params), &m) != nil {
+		return 0
+	}
+	f, _ := m[name].(float64)
+	return int64(f)
+}
+
+// probeEvent: a process's probe; the model keeps nothing of it.
+func (g *model) probeEvent(e *history.Event) {
+	for _, h := range g.hooks.probe {
+		h.probe(e)
 	}
 }

@@ -108,6 +108,15 @@ func (s *intervals) countIn(lo, hi int64) int64 {
 	return n
 }
 
+// each calls f for each run of elements in [lo, hi], clipped to it, in
+// order.
+func (s *intervals) each(lo, hi int64, f func(a, b int64)) {
+	i := sort.Search(len(s.runs), func(i int) bool { return s.runs[i].hi >= lo })
+	for ; i < len(s.runs) && s.runs[i].lo <= hi; i++ {
+		f(max(s.runs[i].lo, lo), min(s.runs[i].hi, hi))
+	}
+}
+
 // minus calls f for each run of elements of s that are not in o, in
 // order, and stops early when f returns false.
 func (s *intervals) minus(o *intervals, f func(lo, hi int64) bool) {

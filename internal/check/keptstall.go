@@ -68,7 +68,7 @@ func (c *keptStallCheck) processed(p *partition, m *member, e *history.Event) {
 	k := c.at(p)
 	prev := k.lastProcT
 	k.lastProcT = e.T
-	if e.IntendedT == 0 || g.endsPause(p, m) || g.shutdown || len(g.disr) == 0 {
+	if e.IntendedT == 0 || g.endsPause(p, m, e.T) || g.shutdown || len(g.disr) == 0 {
 		return
 	}
 	// The record's wait is a candidate when m owned p when the latest

@@ -91,6 +91,9 @@ type partition struct {
 	everOwned bool
 	// lastOwner is the name of the last member that owned p.
 	lastOwner string
+	// added is the add_partitions step that created p, until the group
+	// first takes p on (growth.go).
+	added *disruption
 	// live: processed by its owner since its ownership began (docs/design.md,
 	// "Live partition").
 	live bool
@@ -168,6 +171,9 @@ func (g *model) setOwner(p *partition, m *member, t int64) {
 	}
 	p.owner = m
 	if m != nil {
+		if p.added != nil {
+			g.takenOn(p, t)
+		}
 		p.everOwned = true
 		p.lastOwner = m.proc
 		if m.owned == 0 {
@@ -212,7 +218,7 @@ func (g *model) assign(p *partition, m *member, t int64, trig string) {
 	if old := p.owner; old != nil && old != m && p.pause == nil {
 		// The old owner never gave p up (killed, frozen, fenced): its
 		// ownership ends now.
-		g.beginPause(p, t, nil, "reassigned from "+old.name)
+		g.beginPause(p, t, nil, "reassigned from "+old.name, old)
 	}
 	g.setOwner(p, m, t)
 	if pp := p.pause; pp != nil && !g.shutdown {
@@ -226,7 +232,7 @@ func (g *model) unassign(p *partition, m *member, t int64, trig string) {
 	if p.owner != m {
 		return // a stale holder (zombie) learning it lost p: no change
 	}
-	g.beginPause(p, t, nil, trig)
+	g.beginPause(p, t, nil, trig, nil)
 	g.setOwner(p, nil, t)
 }
 
@@ -243,17 +249,22 @@ func (g *model) lose(p *partition, m *member, t int64) {
 		d = c
 	} else if !g.shutdown {
 		d = g.open(t, "rebalance", "lost by "+m.name)
+		d.subject = m.proc
 	}
-	g.beginPause(p, t, d, "")
+	g.beginPause(p, t, d, "", m)
 	g.setOwner(p, nil, t)
 }
 
 // stopMember: a chaos step stopped m processing at t (kill, stop, pause,
-// slow, restart): every partition it owns is paused, caused by d.
-func (g *model) stopMember(m *member, t int64, d *disruption) {
+// slow, restart): every partition it owns is paused, caused by d, and
+// held until hold (pause.go): m's processing before then is in flight.
+func (g *model) stopMember(m *member, t int64, d *disruption, hold int64) {
 	for _, p := range g.parts {
 		if p.owner == m {
-			g.beginPause(p, t, d, "")
+			g.beginPause(p, t, d, "", m)
+			if pp := p.pause; pp != nil && pp.d == d && pp.start == t {
+				pp.held = hold
+			}
 		}
 	}
 }
@@ -263,7 +274,7 @@ func (g *model) memberGone(m *member, t int64, d *disruption, trig string) {
 	m.alive = false
 	for _, p := range g.parts {
 		if p.owner == m {
-			g.beginPause(p, t, d, trig)
+			g.beginPause(p, t, d, trig, m)
 			g.setOwner(p, nil, t)
 		}
 		p.removeHolder(m)

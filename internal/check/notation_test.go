@@ -23,7 +23,8 @@ import (
 // with short names p=partition, o=offset, k=key, s=seq,
 // parts=partitions (comma-separated), and lat=L for a processed record's
 // latency: intended_t is L ms before the event, or it=V[+K] for an
-// intended_t of V ms from the origin (growing by K per repetition). A key may contain {r},
+// intended_t of V ms from the origin (growing by K per repetition), st=V[+K]
+// likewise for a produced record's sent_t. A key may contain {r},
 // the repetition's number. "T PROC raw TEXT" writes TEXT as a line of
 // PROC's file verbatim (a malformed line); "T PROC rawtail TEXT" writes it
 // as the file's last line, without a newline (a writer cut off). `go test -run TestKnownAnswers -update` writes the
@@ -153,6 +154,9 @@ func setField(e *history.Event, k, v string, r int, t float64) error {
 	case "it":
 		x, err = grow(v, r)
 		e.IntendedT = origin + x*1e6
+	case "st":
+		x, err = grow(v, r)
+		e.SentT = origin + x*1e6
 	case "lat":
 		var f float64
 		f, err = strconv.ParseFloat(v, 64)

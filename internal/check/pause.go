@@ -22,6 +22,14 @@ import (
 //   - It ends (endPause) at the first processed event by the partition's
 //     owner (processedBy), or, when there is nothing to consume, at the
 //     takeover: the pause is idle.
+//   - A pause a chaos step began on its target's partitions is held: the
+//     step is recorded before it acts, so the target may still finish the
+//     record in hand after the step's time, before the signal (or the
+//     command) reaches it. Such a record is in flight: it neither ends
+//     the pause nor makes the partition live, and it can be redelivered
+//     like any record the old owner processed. The hold lasts until the
+//     pause is taken over (a paused member's resume, a new owner), or, for
+//     a slow step, until its stall can have passed.
 //   - When the history ends (settlePauses), a pause still open is idle if
 //     its partition was taken over with nothing to consume (measured to
 //     the takeover), and unfinished otherwise.
@@ -41,6 +49,13 @@ type pause struct {
 	// paused owner resumed; 0 while nobody has it.
 	reacquired int64
 	idle       bool
+	// target: the partition was the disruption's own (pausesplit.go): its
+	// subject's, or created by it.
+	target bool
+	// held: a chaos step began it on its target's partitions, and until
+	// this time (or the takeover) the target's processing of p is in
+	// flight, not the end of the pause (above); 0 for other pauses.
+	held int64
 	// bound: records processed at or above the committed offset the next
 	// owner starts from (when the pause began, until it is taken over);
 	// extra: records the old owner processed while not owning it. What
@@ -51,8 +66,9 @@ type pause struct {
 
 // beginPause: p's owner stopped processing it at t. d is the disruption
 // that caused it, if known (a chaos step); otherwise the current one, or
-// a new unplanned one with the given trigger.
-func (g *model) beginPause(p *partition, t int64, d *disruption, trig string) {
+// a new unplanned one with the given trigger, about subject (the member
+// whose exit or loss it is; nil for a rebalance no member's end began).
+func (g *model) beginPause(p *partition, t int64, d *disruption, trig string, subject *member) {
 	if p.pause != nil {
 		return // already stopped: the first cause counts
 	}
@@ -64,9 +80,13 @@ func (g *model) beginPause(p *partition, t int64, d *disruption, trig string) {
 		d = g.current(t)
 		if d == nil {
 			d = g.open(t, "rebalance", trig)
+			if subject != nil {
+				d.subject = subject.proc
+			}
 		}
 	}
 	pp := &pause{p: p, d: d, from: p.owner, start: t}
+	pp.target = p.owner != nil && d.subject != "" && p.owner.proc == d.subject
 	pp.bound = p.processed.countFrom(max(p.committed, 0))
 	p.pause, p.last = pp, pp
 	d.pauses = append(d.pauses, pp)
@@ -98,10 +118,18 @@ func (g *model) reacquire(pp *pause, t int64, m *member) {
 	}
 }
 
-// endsPause reports whether m processing p now ends p's pause: m owns p,
-// p is paused, and the run is not shutting down.
-func (g *model) endsPause(p *partition, m *member) bool {
-	return p.pause != nil && p.owner == m && !g.shutdown
+// endsPause reports whether m processing p at t ends p's pause: m owns p,
+// p is paused, the run is not shutting down, and the record is not in
+// flight.
+func (g *model) endsPause(p *partition, m *member, t int64) bool {
+	return p.pause != nil && p.owner == m && !g.shutdown && !p.pause.inFlight(m, t)
+}
+
+// inFlight reports whether m processing the paused partition at t is the
+// record in hand of the target of the step that began the pause, before
+// the step reached it.
+func (pp *pause) inFlight(m *member, t int64) bool {
+	return pp.held > 0 && pp.from == m && pp.reacquired == 0 && t < pp.held
 }
 
 // processedBy: m processed a record of p at t (the checkers have seen
@@ -118,8 +146,10 @@ func (g *model) processedBy(p *partition, m *member, t int64) {
 // processedByChange is processedBy when something changes.
 func (g *model) processedByChange(p *partition, m *member, t int64) {
 	switch {
-	case g.endsPause(p, m):
+	case g.endsPause(p, m, t):
 		g.endPause(p.pause, t, false, m)
+	case p.pause != nil && p.pause.inFlight(m, t):
+		p.pause.extra++ // the target's record in hand: it can be redelivered too
 	case p.owner == m:
 		g.becomeLive(p, t)
 	case p.last != nil && p.last.from == m:
@@ -196,6 +226,7 @@ func (pp *pause) ns(end int64) int64 {
 // running to end), and the uncommitted window of its handovers.
 func pauseColumns(o *Disruption, d *disruption, end int64) {
 	var vals []int64
+	var pop popStats
 	var sum int64 // ns without processing, unfinished pauses included
 	for _, pp := range d.pauses {
 		if !pp.counted() {
@@ -212,8 +243,10 @@ func pauseColumns(o *Disruption, d *disruption, end int64) {
 			o.IdlePartitions++
 		}
 		vals = append(vals, v)
+		pop.add(pp, v)
 	}
 	o.Pause = statsOf(vals)
+	o.TargetPause, o.OtherPause = pop.stats()
 	o.PartitionSeconds = float64(sum) / 1e9
 	for _, pp := range d.pauses {
 		o.UncommittedBound += pp.bound + pp.extra
@@ -232,6 +265,7 @@ func (c *pauseCheck) result(s *Summary) {
 	r := &s.Pause
 	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
 	var vals []int64
+	var pop popStats
 	var sum int64
 	r.Pauses = []PartitionPause{}
 	for _, d := range g.disr {
@@ -241,7 +275,7 @@ func (c *pauseCheck) result(s *Summary) {
 			}
 			v := pp.ns(end)
 			x := PartitionPause{Disruption: d.out.ID, Partition: pp.p.id, StartT: pp.start,
-				Ms: float64(v) / 1e6, Idle: pp.idle, Unfinished: pp.end == 0}
+				Ms: float64(v) / 1e6, Idle: pp.idle, Unfinished: pp.end == 0, Target: pp.target}
 			if pp.from != nil {
 				x.From = pp.from.name
 			}
@@ -261,9 +295,11 @@ func (c *pauseCheck) result(s *Summary) {
 				r.Idle++
 			}
 			vals = append(vals, v)
+			pop.add(pp, v)
 		}
 	}
 	r.Stats = statsOf(vals)
+	r.TargetStats, r.OtherStats = pop.stats()
 	r.PartitionSeconds = float64(sum) / 1e9
 	if r.Unfinished > 0 {
 		s.Findings = append(s.Findings, Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: Valid, Count: int64(r.Unfinished),

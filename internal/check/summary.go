@@ -74,6 +74,7 @@ type Summary struct {
 	Skew        SkewResult       `json:"skew"`
 	Movement    MovementResult   `json:"movement"`
 	Latency     LatencyResult    `json:"latency"`
+	Host        HostResult       `json:"host"`
 	Timeline    Timeline         `json:"timeline"`
 	// Findings are anomalies worth a reader's attention, from these
 	// checkers and from others (the assignment oracle): each names its
@@ -203,6 +204,14 @@ type Disruption struct {
 	Step   int             `json:"step,omitempty"`
 	Params json.RawMessage `json:"params,omitempty"`
 	Err    string          `json:"err,omitempty"`
+	// PartitionsFrom and PartitionsTo are an add_partitions step's
+	// partition counts before and after; NewPartitions counts those it
+	// created and TakeOnMs is the time the group took to take them all on
+	// (the last one's first assignment; absent while one never was).
+	PartitionsFrom int      `json:"partitions_from,omitempty"`
+	PartitionsTo   int      `json:"partitions_to,omitempty"`
+	NewPartitions  int      `json:"new_partitions,omitempty"`
+	TakeOnMs       *float64 `json:"take_on_ms,omitempty"`
 	// Trigger describes an unplanned disruption: "lost by m3.0",
 	// "join m4.0", "revoked by m2.0", "exit m2.0".
 	Trigger string `json:"trigger,omitempty"`
@@ -216,12 +225,17 @@ type Disruption struct {
 	// Partitions affected: ownership ended while this disruption was the
 	// cause. IdlePartitions had nothing to consume and were measured to
 	// their assignment; UnfinishedPartitions were never live again.
-	Partitions           int     `json:"partitions"`
-	IdlePartitions       int     `json:"idle_partitions,omitempty"`
-	UnfinishedPartitions int     `json:"unfinished_partitions,omitempty"`
-	Pause                Stats   `json:"pause"`
-	PartitionSeconds     float64 `json:"partition_seconds"`
-	GroupStopMs          float64 `json:"group_stop_ms"`
+	Partitions           int   `json:"partitions"`
+	IdlePartitions       int   `json:"idle_partitions,omitempty"`
+	UnfinishedPartitions int   `json:"unfinished_partitions,omitempty"`
+	Pause                Stats `json:"pause"`
+	// TargetPause and OtherPause split Pause into its two populations
+	// (docs/summary.md): the pauses of the disruption's own partitions
+	// (its subject's, or those it created) and of the others.
+	TargetPause      Stats   `json:"target_pause"`
+	OtherPause       Stats   `json:"other_pause"`
+	PartitionSeconds float64 `json:"partition_seconds"`
+	GroupStopMs      float64 `json:"group_stop_ms"`
 	// KeptStallMs is the longest a partition that kept its owner through
 	// the disruption waited to be processed (docs/summary.md);
 	// KeptStallPartition is that partition.
@@ -268,6 +282,9 @@ type PartitionPause struct {
 	// Unfinished: never live again before the history ended; Ms runs to
 	// the end of the history.
 	Unfinished bool `json:"unfinished,omitempty"`
+	// Target: the partition was the disruption's own (its subject's, or
+	// created by it); otherwise the rebalance took it from another member.
+	Target bool `json:"target,omitempty"`
 }
 
 // PauseResult is the partition pause (docs/design.md, "Partition pause").
@@ -276,7 +293,11 @@ type PauseResult struct {
 	// Headline statistics, over the pauses of every disruption that did
 	// not start before the steady phase (start, warmup), finished ones
 	// only.
-	Stats            Stats   `json:"stats"`
+	Stats Stats `json:"stats"`
+	// TargetStats and OtherStats split Stats into the pauses of the
+	// disruptions' own partitions and of the others (docs/summary.md).
+	TargetStats      Stats   `json:"target_stats"`
+	OtherStats       Stats   `json:"other_stats"`
 	PartitionSeconds float64 `json:"partition_seconds"`
 	Idle             int     `json:"idle"`
 	Unfinished       int     `json:"unfinished"`
@@ -341,6 +362,28 @@ type LossResult struct {
 	// Unacknowledged counts records processed whose produced event has no
 	// acknowledgement (an ambiguous or failed send that landed anyway).
 	Unacknowledged int64 `json:"unacknowledged_processed"`
+	// CommittedAhead counts lost records a commit covered before they
+	// were processed (commitahead.go); Unexplained the lost records no
+	// commit covered. AheadCommits lists those commits (at most 100, in
+	// time order; AheadCommitsTotal counts them all).
+	CommittedAhead    int64         `json:"committed_ahead"`
+	Unexplained       int64         `json:"unexplained"`
+	AheadCommits      []AheadCommit `json:"ahead_commits,omitempty"`
+	AheadCommitsTotal int           `json:"ahead_commits_total,omitempty"`
+}
+
+// AheadCommit is a commit that covered records before they were
+// processed, and lost them: they were never processed.
+type AheadCommit struct {
+	Member    string `json:"member"` // the committing incarnation, "m2.0"
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"` // the committed offset
+	T         int64  `json:"t"`
+	Auto      bool   `json:"auto,omitempty"`
+	// Lost counts the records it lost; Offsets are the first few runs of
+	// them ("15-19").
+	Lost    int64    `json:"lost"`
+	Offsets []string `json:"offsets,omitempty"`
 }
 
 // OrderingResult is the per-key ordering check (docs/design.md, "Ordering
@@ -368,6 +411,10 @@ type OverlapResult struct {
 	Incidents int   `json:"incidents"` // distinct (A, p, B)
 	// Unowned counts processed events for a partition no member owned.
 	Unowned int64 `json:"unowned"`
+	// InFlight counts records the target of a chaos step that stops its
+	// member processed after the step, before the step reached it (the
+	// record in hand: pause.go): neither zombie nor unowned processing.
+	InFlight int64 `json:"in_flight"`
 }
 
 // SkewResult is the load skew (docs/design.md, "Skew").
@@ -388,6 +435,29 @@ type SkewResult struct {
 	PartitionsPerMember map[string]int `json:"partitions_per_member"`
 	Spread              int            `json:"spread"`
 	MaxSpread           int            `json:"max_spread"`
+	// The load each member carried (load.go): LoadMaxOverMean over the
+	// run (records per owned second, members owning for at least a
+	// second), PartitionsMaxOverMean at the end of traffic, and Load per
+	// settled interval (after each disruption).
+	LoadMaxOverMean       float64        `json:"load_max_over_mean"`
+	PartitionsMaxOverMean float64        `json:"partitions_max_over_mean"`
+	Load                  []LoadInterval `json:"load"`
+}
+
+// LoadInterval is the load per member in one settled interval: from the
+// steady state or a disruption's end to the next pause or the end of
+// traffic.
+type LoadInterval struct {
+	// After is the disruption it follows (0: before the first).
+	After   int   `json:"after"`
+	StartT  int64 `json:"start_t"`
+	EndT    int64 `json:"end_t"`
+	Members int   `json:"members"`
+	// Records processed in it (redeliveries included); max over mean per
+	// member, and partitions per member at its start, max over mean.
+	Records               int64   `json:"records"`
+	RecordsMaxOverMean    float64 `json:"records_max_over_mean"`
+	PartitionsMaxOverMean float64 `json:"partitions_max_over_mean"`
 }
 
 // MemberLoad is one member's share of the work.
@@ -472,4 +542,49 @@ func plural(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// HostResult is the host check (docs/summary.md, `host`): whether the
+// machine, not the group, set the cell's timings. Figures are over the
+// measured time (the steady phase to the end of the drain); a figure the
+// history has nothing for is absent.
+type HostResult struct {
+	Check
+	// Measured: the history has probe events or send times; Saturated:
+	// a signal passed its threshold, and the timing checks are unknown.
+	Measured  bool `json:"measured"`
+	Saturated bool `json:"saturated"`
+	// Probes counts the probe events read (a process's second each).
+	Probes int `json:"probes"`
+	// The host's CPU, from the driver's probe: seconds sampled, seconds at
+	// or above the busy threshold, the busy share's median and 90th
+	// percentile, the stolen share's median, and the cores counted.
+	CPUSeconds          int     `json:"cpu_seconds"`
+	CPUSaturatedSeconds int     `json:"cpu_saturated_seconds"`
+	CPUBusyP50          float64 `json:"cpu_busy_p50"`
+	CPUBusyP90          float64 `json:"cpu_busy_p90"`
+	CPUStealP50         float64 `json:"cpu_steal_p50"`
+	// CPUHarnessP50 is the median share of the host's CPU the harness
+	// used (the driver and its descendants: producer, members, a local
+	// cluster's brokers); the rest of cpu_busy was other work's.
+	CPUHarnessP50 float64 `json:"cpu_harness_p50"`
+	CPUs          int     `json:"cpus,omitempty"`
+	// The producer's lag behind its schedule (send minus intended time).
+	ProducerLagP99Ms *float64 `json:"producer_lag_p99_ms,omitempty"`
+	ProducerLagMaxMs *float64 `json:"producer_lag_max_ms,omitempty"`
+	// The harness processes' timer drift, over their per-second maxima.
+	DriftP99Ms *float64 `json:"drift_p99_ms,omitempty"`
+	DriftMaxMs *float64 `json:"drift_max_ms,omitempty"`
+	// Members' poll-loop overruns no chaos step explains, over their
+	// per-second maxima, and the member with the longest.
+	OverrunP99Ms  *float64 `json:"overrun_p99_ms,omitempty"`
+	OverrunMaxMs  *float64 `json:"overrun_max_ms,omitempty"`
+	OverrunMember string   `json:"overrun_member,omitempty"`
+	// ExplainedSeconds counts members' seconds left out because a chaos
+	// step acted on the member then.
+	ExplainedSeconds int `json:"explained_seconds"`
+	// GCPauseMaxMs is the longest GC pause any probe saw.
+	GCPauseMaxMs float64 `json:"gc_pause_max_ms"`
+	// Thresholds are the ones applied (HostOptions).
+	Thresholds HostOptions `json:"thresholds"`
 }

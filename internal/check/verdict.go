@@ -9,6 +9,14 @@ import (
 // verdict combines the checks into the cell's verdict.
 func (a *analyzer) verdict(s *Summary) {
 	s.Verdict = Valid
+	if s.Host.Saturated {
+		// The timing figures describe the machine (host.go).
+		for _, c := range []*Check{&s.Pause.Check, &s.GroupStop.Check, &s.Recovery.Check, &s.Latency.Check} {
+			if c.Verdict == Valid {
+				c.Verdict, c.Reason = Unknown, "timed on a saturated host (host)"
+			}
+		}
+	}
 	for _, c := range []struct {
 		name string
 		c    *Check
@@ -23,6 +31,7 @@ func (a *analyzer) verdict(s *Summary) {
 		{"skew", &s.Skew.Check},
 		{"movement", &s.Movement.Check},
 		{"latency", &s.Latency.Check},
+		{"host", &s.Host.Check},
 	} {
 		if c.c.Verdict != Valid {
 			s.Verdict = Worst(s.Verdict, c.c.Verdict)

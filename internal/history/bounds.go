@@ -21,6 +21,10 @@ const (
 	MaxIncarnation = 1 << 20
 	// MaxStep bounds a chaos event's step.
 	MaxStep = 1 << 20
+	// MaxTime bounds t, intended_t and sent_t (Unix nanoseconds): 2^62
+	// is the year 2116, and below it the difference of any two times is
+	// an int64 duration. A time beyond it is none a clock gave.
+	MaxTime = 1 << 62
 	// MaxLineBytes bounds a line: events are a few hundred bytes; a longer
 	// line is read past, not gathered.
 	MaxLineBytes = 1 << 20
@@ -32,8 +36,8 @@ func checkBounds(e *Event) error {
 		return fmt.Errorf("field %q: %d out of range (expected %d to %d)", field, v, lo, hi)
 	}
 	switch {
-	case e.T < 0:
-		return fmt.Errorf("field \"t\": %d, expected a time after 1970 (Unix nanoseconds)", e.T)
+	case e.T < 0 || e.T >= MaxTime:
+		return fmt.Errorf("field \"t\": %d, expected a time from 1970 to 2116 (Unix nanoseconds below %d)", e.T, int64(MaxTime))
 	case e.Inc < 0 || e.Inc >= MaxIncarnation:
 		return out("inc", int64(e.Inc), 0, MaxIncarnation-1)
 	case e.TargetInc < 0 || e.TargetInc >= MaxIncarnation:
@@ -48,10 +52,10 @@ func checkBounds(e *Event) error {
 		return out("gen", int64(e.Gen), -1, 1<<31-1)
 	case e.Step < 0 || e.Step >= MaxStep:
 		return out("step", int64(e.Step), 0, MaxStep-1)
-	case e.IntendedT < 0:
-		return fmt.Errorf("field \"intended_t\": %d, expected a time after 1970 (Unix nanoseconds)", e.IntendedT)
-	case e.SentT < 0:
-		return fmt.Errorf("field \"sent_t\": %d, expected a time after 1970 (Unix nanoseconds)", e.SentT)
+	case e.IntendedT < 0 || e.IntendedT >= MaxTime:
+		return fmt.Errorf("field \"intended_t\": %d, expected a time from 1970 to 2116 (Unix nanoseconds below %d)", e.IntendedT, int64(MaxTime))
+	case e.SentT < 0 || e.SentT >= MaxTime:
+		return fmt.Errorf("field \"sent_t\": %d, expected a time from 1970 to 2116 (Unix nanoseconds below %d)", e.SentT, int64(MaxTime))
 	case len(e.Partitions) > MaxPartitions:
 		return fmt.Errorf("field \"partitions\": %d partitions, expected at most %d", len(e.Partitions), MaxPartitions)
 	}

@@ -255,6 +255,8 @@ func kindOf(d *decoder, s []byte) Kind {
 		return Member
 	case "phase":
 		return Phase
+	case "probe":
+		return Probe
 	}
 	return Kind(d.internBytes(s))
 }

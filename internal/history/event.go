@@ -30,6 +30,10 @@ const (
 	// Phase: the driver marks the run's phases: warmup, steady, chaos,
 	// drain, done.
 	Phase Kind = "phase"
+	// Probe: once a second, how the writing process and its host fared
+	// (timer drift, GC pauses, host CPU): its measurements are its params
+	// (internal/probe).
+	Probe Kind = "probe"
 )
 
 // Member states.
@@ -69,7 +73,8 @@ type Event struct {
 	Target    string `json:"target,omitempty"`
 	TargetInc int    `json:"target_inc,omitempty"`
 	Step      int    `json:"step,omitempty"`
-	// Params holds a chaos step's parameters as a JSON object, verbatim.
+	// Params holds a chaos step's parameters, or a probe's measurements,
+	// as a JSON object, verbatim.
 	Params string `json:"params,omitempty"`
 
 	State       string `json:"state,omitempty"`
@@ -101,7 +106,7 @@ func (k Kind) hasPartition() bool {
 // Known reports whether k is one of the documented kinds.
 func (k Kind) Known() bool {
 	switch k {
-	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase:
+	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, Probe:
 		return true
 	}
 	return false

@@ -32,6 +32,8 @@ func TestValuesBeyondBoundsAreBadLines(t *testing.T) {
 		`{"kind":"chaos","t":1,"proc":"chaos","inc":0,"target_inc":9000000000000}`: `"target_inc"`,
 		`{"kind":"chaos","t":1,"proc":"chaos","inc":0,"step":9000000000000}`:       `"step"`,
 		`{"kind":"phase","t":-5,"proc":"chaos","inc":0}`:                           `"t"`,
+		`{"kind":"phase","t":9000000000000000000,"proc":"chaos","inc":0}`:          `"t": 9000000000000000000, expected a time from 1970 to 2116`,
+		head + `"partition":1,"offset":1,"sent_t":4611686018427387904}`:            `"sent_t"`,
 	} {
 		for _, path := range []string{"canonical", "general"} {
 			var e Event
@@ -51,6 +53,7 @@ func TestValuesBeyondBoundsAreBadLines(t *testing.T) {
 		`{"kind":"produced","t":1,"proc":"producer-0","inc":0,"partition":-1,"offset":-1,"seq":0}`,
 		`{"kind":"processed","t":1,"proc":"m1","inc":1048575,"partition":99999,"offset":1099511627775,"seq":1099511627775}`,
 		`{"kind":"assigned","t":1,"proc":"m1","inc":0,"partitions":[0,99999],"gen":-1}`,
+		`{"kind":"phase","t":4611686018427387903,"proc":"chaos","inc":0}`,
 	} {
 		var e Event
 		if err := newDecoder().decode([]byte(line), &e); err != nil {

@@ -5,7 +5,7 @@
 //	4  cmd/chaos, cmd/loadgen, the benchmark commands
 //	3  internal/runner (the chaos driver), report, internal/kafkatest
 //	2  internal/check, internal/cluster, internal/member, internal/loadgen, internal/cli
-//	1  workloads, assign, internal/kafkaconf, internal/launcher
+//	1  workloads, assign, internal/kafkaconf, internal/launcher, internal/probe
 //	0  internal/vocab, internal/history, internal/runfolder, internal/pace,
 //	   internal/partitioner, internal/keygen, internal/version, internal/procutil,
 //	   internal/testcert, internal/schema, internal/kafkarelease, internal/clip

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -62,6 +63,9 @@ type state struct {
 	// stall is a pending processing stall (ns), set by the `slow` control
 	// command and taken by the next record processed.
 	stall atomic.Int64
+	// overrun is how much longer than intended the processing of a batch
+	// ran, for the probe.
+	overrun overrun
 
 	mu          sync.Mutex
 	owned       map[int32]bool
@@ -113,15 +117,17 @@ func (s *state) assigned(ps []int32, gen int32, memberID string) {
 }
 
 // removed records partitions taken from the member (revoked or lost) and
-// forgets their uncommitted offsets.
+// forgets their uncommitted offsets. Its event is written under the lock
+// the processing of a record takes (process): no record of a partition
+// given up is written after it.
 func (s *state) removed(kind history.Kind, ps []int32, gen int32) {
 	s.mu.Lock()
 	for _, p := range ps {
 		delete(s.owned, p)
 		delete(s.uncommitted, p)
 	}
-	s.mu.Unlock()
 	s.append(&history.Event{Kind: kind, Topic: s.cfg.Topic, Partitions: sortedParts(ps), Gen: gen})
+	s.mu.Unlock()
 	if err := s.flush(); err != nil {
 		s.logf("history flush: %v", err)
 	}
@@ -152,32 +158,59 @@ func (s *state) filterOwned(batch []record) []record {
 // processed event after each record (the write-ahead rule: the caller
 // commits only after this returns). It stops early, with
 // what was processed so far recorded, when ctx ends (a graceful stop).
+//
+// A record is processed only while the member owns its partition: a
+// revocation that lands while the batch is processed drops the rest of
+// the partition's records (they were never processed; their next owner
+// gets them). The ownership check and the record's event are one step
+// under the member's lock, the lock removed takes to give partitions up,
+// so a revocation comes wholly before a record (which is dropped) or
+// after it (its revoked event follows the record's).
 func (s *state) process(ctx context.Context, batch []record) error {
+	start := time.Now()
+	var intended time.Duration
+	defer func() { s.overrun.add(time.Since(start) - intended) }()
 	for i := range batch {
 		r := &batch[i]
+		if !s.owns(r.partition) {
+			continue
+		}
 		d := s.cfg.Processing.Sample(s.rng)
 		if st := s.stall.Swap(0); st > 0 {
 			s.logf("stalling %s (slow)", time.Duration(st))
 			d += time.Duration(st)
 		}
+		intended += d
 		if d > 0 && !sleep(ctx, d) {
 			break
 		}
-		s.append(&history.Event{
-			Kind: history.Processed, Partition: r.partition, Offset: r.offset,
-			Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
-		})
+		if !s.processed(r) {
+			continue
+		}
 		// Each record is processed when its event is written: a crash
 		// mid-batch leaves the records processed so far on record, and
 		// their redelivery counts as the duplicates it is.
 		if err := s.flush(); err != nil {
 			return err
 		}
-		s.mu.Lock()
-		s.uncommitted[r.partition] = r.offset + 1
-		s.mu.Unlock()
 	}
 	return s.flush()
+}
+
+// processed writes r's processed event if the member still owns its
+// partition, and reports whether it did.
+func (s *state) processed(r *record) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.owned[r.partition] {
+		return false
+	}
+	s.append(&history.Event{
+		Kind: history.Processed, Partition: r.partition, Offset: r.offset,
+		Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
+	})
+	s.uncommitted[r.partition] = r.offset + 1
+	return true
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.
@@ -309,12 +342,22 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	if err := s.flush(); err != nil {
 		return err
 	}
+	// The member's probe (the host check): its own stalls, and how much
+	// longer than intended its processing ran.
+	pctx, stopProbe := context.WithCancel(context.Background())
+	probeDone := make(chan struct{})
+	go func() {
+		defer close(probeDone)
+		probe.Run(pctx, probe.Options{Sink: hist, Extra: s.overrun.take})
+	}()
 	switch cfg.Client {
 	case vocab.ClientFranz:
 		err = runFranz(ctx, s)
 	default:
 		err = runConfluent(ctx, s)
 	}
+	stopProbe()
+	<-probeDone
 	if cerr := hist.Close(); err == nil {
 		err = cerr
 	}
@@ -339,4 +382,35 @@ func (s *state) stopping() {
 	if err := s.flush(); err != nil {
 		s.logf("history flush: %v", err)
 	}
+}
+
+// overrun keeps the longest time a batch's processing ran beyond the
+// processing it intended (the sampled costs, a slow step's stall
+// included): the part of the gap between two polls that the member did
+// not mean, a stall of the host or of the process. The probe takes it
+// once a second (probe.Options.Extra).
+type overrun struct {
+	mu  sync.Mutex
+	max time.Duration
+	any bool
+}
+
+func (o *overrun) add(d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.max = max(o.max, d)
+	o.any = true
+}
+
+// take returns the longest overrun since the last call, as
+// poll_overrun_max_ms (nothing when no batch was processed).
+func (o *overrun) take() map[string]float64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.any {
+		return nil
+	}
+	v := float64(o.max) / 1e6
+	o.max, o.any = 0, false
+	return map[string]float64{"poll_overrun_max_ms": v}
 }

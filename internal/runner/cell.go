@@ -22,6 +22,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -91,6 +92,15 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		return err
 	}
 	defer c.hist.Close()
+	// The driver's probe: the host's CPU and this process's own stalls
+	// (it runs the producer), once a second, for the host check.
+	pctx, stopProbe := context.WithCancel(ctx)
+	probeDone := make(chan struct{})
+	go func() {
+		defer close(probeDone)
+		probe.Run(pctx, probe.Options{Sink: c.hist, Host: true})
+	}()
+	defer func() { stopProbe(); <-probeDone }()
 
 	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.memberConfig("", 0).Env(), c.logf)
 	// Whatever happens, no member outlives the cell.

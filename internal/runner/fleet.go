@@ -116,15 +116,50 @@ func (f *fleet) get(name string) (*memberProc, error) {
 	return m, nil
 }
 
-// signal sends sig to a running member and returns the incarnation and pid
-// it reached.
-func (f *fleet) signal(name string, sig syscall.Signal) (inc, pid int, err error) {
+// running returns a member's current process, if it is running.
+func (f *fleet) running(name string) (*memberProc, launcher.Process, error) {
 	m, err := f.get(name)
 	if err != nil {
-		return 0, 0, err
+		return nil, nil, err
 	}
 	f.mu.Lock()
 	p := m.proc
+	f.mu.Unlock()
+	if exited(p) {
+		return m, p, fmt.Errorf("member %s.%d is not running", name, p.Inc())
+	}
+	return m, p, nil
+}
+
+// Acting on a member. Each of signal, kill, stop and control first finds
+// the member's running process, then calls before (when not nil) with
+// the incarnation and pid it is about to act on, then acts: the driver
+// records a chaos step in before, so that the step is in the history
+// ahead of everything it causes (the member's exit, its leave, the
+// rebalance). A member that is not running is an error before anything
+// is recorded; an act that fails once recorded returns its error, and
+// the caller records the failure after the intent.
+
+// before is what the caller does between the checks and the act.
+type before func(inc, pid int)
+
+func (b before) call(p launcher.Process) {
+	if b != nil {
+		b(p.Inc(), p.PID())
+	}
+}
+
+// signal sends sig to a running member and returns the incarnation and pid
+// it reached.
+func (f *fleet) signal(name string, sig syscall.Signal, b before) (inc, pid int, err error) {
+	m, p, err := f.running(name)
+	if err != nil {
+		if p != nil {
+			return p.Inc(), p.PID(), err
+		}
+		return 0, 0, err
+	}
+	f.mu.Lock()
 	if sig == syscall.SIGKILL || sig == syscall.SIGTERM {
 		m.stopped = true
 	}
@@ -135,39 +170,40 @@ func (f *fleet) signal(name string, sig syscall.Signal) (inc, pid int, err error
 		m.paused = false
 	}
 	f.mu.Unlock()
-	if exited(p) {
-		return p.Inc(), p.PID(), fmt.Errorf("member %s.%d is not running", name, p.Inc())
-	}
+	b.call(p)
 	return p.Inc(), p.PID(), p.Signal(sig)
 }
 
 // kill crashes a member: SIGKILL, no LeaveGroup. The signal is sent when
 // it returns; done is closed when the process is gone.
-func (f *fleet) kill(name string) (inc, pid int, done <-chan struct{}, err error) {
-	inc, pid, err = f.signal(name, syscall.SIGKILL)
+func (f *fleet) kill(name string, b before) (inc, pid int, done <-chan struct{}, err error) {
+	m, p, err := f.running(name)
 	if err != nil {
-		return inc, pid, nil, err
+		return f.notRunning(p, err)
 	}
-	m, _ := f.get(name)
-	return inc, pid, m.proc.Done(), nil
+	f.mu.Lock()
+	m.stopped = true
+	f.mu.Unlock()
+	b.call(p)
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		return p.Inc(), p.PID(), nil, err
+	}
+	return p.Inc(), p.PID(), p.Done(), nil
 }
 
 // stop closes a member gracefully (SIGTERM: final commit, LeaveGroup) and
 // waits for it in the background, killing it after grace. A paused member
 // is resumed first. The signal is sent when it returns; done is closed
 // when the process is gone.
-func (f *fleet) stop(name string, grace time.Duration) (inc, pid int, done <-chan struct{}, err error) {
-	m, err := f.get(name)
+func (f *fleet) stop(name string, grace time.Duration, b before) (inc, pid int, done <-chan struct{}, err error) {
+	m, p, err := f.running(name)
 	if err != nil {
-		return 0, 0, nil, err
+		return f.notRunning(p, err)
 	}
 	f.mu.Lock()
 	m.stopped = true
-	p := m.proc
 	f.mu.Unlock()
-	if exited(p) {
-		return p.Inc(), p.PID(), nil, fmt.Errorf("member %s.%d is not running", name, p.Inc())
-	}
+	b.call(p)
 	_ = p.Signal(syscall.SIGCONT)
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		return p.Inc(), p.PID(), nil, err
@@ -183,16 +219,24 @@ func (f *fleet) stop(name string, grace time.Duration) (inc, pid int, done <-cha
 	return p.Inc(), p.PID(), p.Done(), nil
 }
 
+func (f *fleet) notRunning(p launcher.Process, err error) (inc, pid int, done <-chan struct{}, _ error) {
+	if p != nil {
+		return p.Inc(), p.PID(), nil, err
+	}
+	return 0, 0, nil, err
+}
+
 // control sends a command line to a running member.
-func (f *fleet) control(name, cmd string) (inc, pid int, err error) {
-	m, err := f.get(name)
+func (f *fleet) control(name, cmd string, b before) (inc, pid int, err error) {
+	_, p, err := f.running(name)
 	if err != nil {
+		if p != nil {
+			return p.Inc(), p.PID(), err
+		}
 		return 0, 0, err
 	}
-	if exited(m.proc) {
-		return m.proc.Inc(), m.proc.PID(), fmt.Errorf("member %s.%d is not running", name, m.proc.Inc())
-	}
-	return m.proc.Inc(), m.proc.PID(), m.proc.Control(cmd)
+	b.call(p)
+	return p.Inc(), p.PID(), p.Control(cmd)
 }
 
 // alive returns the names of running members, in number order.
@@ -240,7 +284,7 @@ func (f *fleet) stopAll(grace time.Duration) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, _, done, err := f.stop(n, grace); err == nil {
+			if _, _, done, err := f.stop(n, grace, nil); err == nil {
 				<-done
 			}
 		}()
@@ -252,7 +296,7 @@ func (f *fleet) stopAll(grace time.Duration) {
 // killAll kills every running member (an interrupted run).
 func (f *fleet) killAll() {
 	for _, n := range f.alive() {
-		if _, _, done, err := f.kill(n); err == nil {
+		if _, _, done, err := f.kill(n, nil); err == nil {
 			<-done
 		}
 	}

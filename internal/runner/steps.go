@@ -16,7 +16,7 @@ import (
 )
 
 // runSteps executes the chaos plan on time, t0 being traffic start. Each
-// action is recorded when it took effect. Actions with a tail (a pause's
+// action is recorded just before it acts (below). Actions with a tail (a pause's
 // resume, a rolling restart) run on their own so that the next step keeps
 // its time; runSteps returns when all are done.
 func (c *cellRun) runSteps(ctx context.Context, t0 time.Time) {
@@ -44,9 +44,20 @@ func (c *cellRun) runSteps(ctx context.Context, t0 time.Time) {
 	c.mu.Unlock()
 }
 
-// chaosEvent records an action that took effect at t.
-func (c *cellRun) chaosEvent(t time.Time, s workloads.PlannedStep, action, target string, inc, pid int, params map[string]any, err error) {
-	e := &history.Event{Kind: history.Chaos, T: t.UnixNano(), Action: action, Target: target, TargetInc: inc,
+// Recording a step. A chaos step is recorded before it acts: the intent
+// first, then the act. Every consequence of the act (the member's exit
+// recorded by the fleet, its leave and the rebalance in the members'
+// histories) then comes after the step's line and has a later time, so no
+// consequence can precede its cause in the history. An act that fails
+// once recorded is followed by a second chaos event of the same step,
+// action and target with the error (docs/history.md); a step that cannot
+// act at all (its member is not running, its target does not resolve) is
+// recorded once, with its error.
+
+// chaosEvent records an action of step s now, before it acts (err nil), or
+// its failure.
+func (c *cellRun) chaosEvent(s workloads.PlannedStep, action, target string, inc, pid int, params map[string]any, err error) {
+	e := &history.Event{Kind: history.Chaos, Action: action, Target: target, TargetInc: inc,
 		Step: s.Step, PID: pid}
 	if len(params) > 0 {
 		e.Params = mustJSON(params)
@@ -63,6 +74,32 @@ func (c *cellRun) chaosEvent(t time.Time, s workloads.PlannedStep, action, targe
 	if aerr := c.hist.Append(e); aerr == nil {
 		_ = c.hist.Flush()
 	}
+}
+
+// onMember records an action on a member through the fleet's before hook
+// (the intent, with the incarnation and pid about to be acted on), and
+// its error: after the intent when the act failed, alone when the fleet
+// refused before acting. It returns the act's incarnation and error.
+func (c *cellRun) onMember(s workloads.PlannedStep, action, name string, params map[string]any,
+	act func(before) (inc, pid int, err error)) (int, error) {
+	inc, pid, err := act(func(inc, pid int) {
+		c.chaosEvent(s, action, name, inc, pid, params, nil)
+	})
+	if err != nil {
+		c.chaosEvent(s, action, name, inc, pid, params, err)
+	}
+	return inc, err
+}
+
+// onTarget records an action on something other than a member (the
+// topic, a broker): the intent, then the act, then its failure if any.
+func (c *cellRun) onTarget(s workloads.PlannedStep, action, target string, params map[string]any, act func() error) error {
+	c.chaosEvent(s, action, target, 0, 0, params, nil)
+	err := act()
+	if err != nil {
+		c.chaosEvent(s, action, target, 0, 0, params, err)
+	}
+	return err
 }
 
 // resolve turns a step's target into a member name: owner:<p> is the
@@ -101,7 +138,7 @@ func (c *cellRun) execute(ctx context.Context, s workloads.PlannedStep, tails *s
 			params[k] = v
 		}
 		if err != nil {
-			c.chaosEvent(time.Now(), s, s.Action, s.Target, 0, 0, params, err)
+			c.chaosEvent(s, s.Action, s.Target, 0, 0, params, err)
 			return
 		}
 		c.memberAction(ctx, s, name, params, tails)
@@ -114,7 +151,7 @@ func (c *cellRun) execute(ctx context.Context, s workloads.PlannedStep, tails *s
 	case vocab.ActionBrokerKill, vocab.ActionBrokerRestart:
 		c.brokerAction(ctx, s, params, tails)
 	default:
-		c.chaosEvent(time.Now(), s, s.Action, s.Target, 0, 0, params, fmt.Errorf("unknown action %q", s.Action))
+		c.chaosEvent(s, s.Action, s.Target, 0, 0, params, fmt.Errorf("unknown action %q", s.Action))
 	}
 }
 
@@ -138,40 +175,39 @@ func (c *cellRun) rollingRestart(ctx context.Context, s workloads.PlannedStep, p
 	}()
 }
 
-// addMembers starts the step's new members.
+// addMembers starts the step's new members, each recorded before it
+// starts (a new member's first incarnation is 0).
 func (c *cellRun) addMembers(ctx context.Context, s workloads.PlannedStep, params map[string]any) {
 	for _, name := range s.Members {
-		t := time.Now()
-		err := c.fleet.start(ctx, name)
-		inc := 0
-		if m, gerr := c.fleet.get(name); gerr == nil {
-			inc = m.proc.Inc()
-		}
-		c.chaosEvent(t, s, s.Action, name, inc, 0, params, err)
+		c.onTarget(s, s.Action, name, params, func() error { return c.fleet.start(ctx, name) })
 	}
 }
 
-// addPartitions grows the topic to the step's partition count.
+// addPartitions grows the topic to the step's partition count. The step
+// records the count before it (from) and after (partitions).
 func (c *cellRun) addPartitions(ctx context.Context, s workloads.PlannedStep, params map[string]any) {
+	params["from"] = c.currentPartitions()
 	params["partitions"] = s.Partitions
-	t := time.Now()
-	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	resp, err := c.adm.UpdatePartitions(actx, s.Partitions, c.topic)
-	cancel()
-	if err == nil {
-		if r, ok := resp[c.topic]; ok && r.Err != nil {
-			err = r.Err
+	c.onTarget(s, s.Action, c.topic, params, func() error {
+		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		resp, err := c.adm.UpdatePartitions(actx, s.Partitions, c.topic)
+		cancel()
+		if err == nil {
+			if r, ok := resp[c.topic]; ok && r.Err != nil {
+				err = r.Err
+			}
 		}
-	}
-	if err == nil {
+		if err != nil {
+			return err
+		}
 		c.mu.Lock()
 		c.partitions = s.Partitions
 		c.mu.Unlock()
 		// The producer learns the new count as a real one does on its
 		// next metadata refresh; keys move from then on.
 		c.prod.SetPartitions(s.Partitions)
-	}
-	c.chaosEvent(t, s, s.Action, c.topic, 0, 0, params, err)
+		return nil
+	})
 }
 
 // brokerAction kills a broker, or starts it again and waits, as a tail,
@@ -180,21 +216,20 @@ func (c *cellRun) brokerAction(ctx context.Context, s workloads.PlannedStep, par
 	nodes, ok := c.cluster.(cluster.Nodes)
 	target := "broker-" + strconv.Itoa(s.Broker)
 	if !ok {
-		c.chaosEvent(time.Now(), s, s.Action, target, 0, 0, params, fmt.Errorf("the %s cluster cannot kill or restart brokers (local provider only)", c.info.Provider))
+		c.chaosEvent(s, s.Action, target, 0, 0, params, fmt.Errorf("the %s cluster cannot kill or restart brokers (local provider only)", c.info.Provider))
 		return
 	}
 	if s.Action == vocab.ActionBrokerKill {
-		t := time.Now()
-		c.chaosEvent(t, s, s.Action, target, 0, 0, params, nodes.KillNode(s.Broker))
+		c.onTarget(s, s.Action, target, params, func() error { return nodes.KillNode(s.Broker) })
 		return
 	}
-	t := time.Now()
 	tails.Add(1)
 	go func() {
 		defer tails.Done()
-		err := nodes.StartNode(ctx, s.Broker)
-		params["ready_ms"] = time.Since(t).Milliseconds()
-		c.chaosEvent(t, s, s.Action, target, 0, 0, params, err)
+		t := time.Now()
+		if c.onTarget(s, s.Action, target, params, func() error { return nodes.StartNode(ctx, s.Broker) }) == nil {
+			c.logf("step %d: %s ready in %s", s.Step, target, time.Since(t).Round(time.Millisecond))
+		}
 	}()
 }
 
@@ -202,16 +237,20 @@ func (c *cellRun) brokerAction(ctx context.Context, s workloads.PlannedStep, par
 func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, name string, params map[string]any, tails *sync.WaitGroup) {
 	switch s.Action {
 	case vocab.ActionKill:
-		t := time.Now()
-		inc, pid, done, err := c.fleet.kill(name)
-		c.chaosEvent(t, s, s.Action, name, inc, pid, params, err)
+		var done <-chan struct{}
+		c.onMember(s, s.Action, name, params, func(b before) (inc, pid int, err error) {
+			inc, pid, done, err = c.fleet.kill(name, b)
+			return inc, pid, err
+		})
 		if done != nil {
 			<-done
 		}
 	case vocab.ActionStop:
-		t := time.Now()
-		inc, pid, done, err := c.fleet.stop(name, 30*time.Second)
-		c.chaosEvent(t, s, s.Action, name, inc, pid, params, err)
+		var done <-chan struct{}
+		c.onMember(s, s.Action, name, params, func(b before) (inc, pid int, err error) {
+			inc, pid, done, err = c.fleet.stop(name, 30*time.Second, b)
+			return inc, pid, err
+		})
 		if done != nil {
 			<-done
 		}
@@ -219,15 +258,14 @@ func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, nam
 		c.restart(ctx, s, name, params)
 	case vocab.ActionSlow:
 		params["duration_ms"] = s.Duration.Milliseconds()
-		t := time.Now()
-		inc, pid, err := c.fleet.control(name, "slow "+s.Duration.String())
-		c.chaosEvent(t, s, s.Action, name, inc, pid, params, err)
+		c.onMember(s, s.Action, name, params, func(b before) (int, int, error) {
+			return c.fleet.control(name, "slow "+s.Duration.String(), b)
+		})
 	case vocab.ActionPause:
 		params["duration_ms"] = s.Duration.Milliseconds()
-		t := time.Now()
-		inc, pid, err := c.fleet.signal(name, syscall.SIGSTOP)
-		c.chaosEvent(t, s, s.Action, name, inc, pid, params, err)
-		if err != nil {
+		if _, err := c.onMember(s, s.Action, name, params, func(b before) (int, int, error) {
+			return c.fleet.signal(name, syscall.SIGSTOP, b)
+		}); err != nil {
 			return
 		}
 		tails.Add(1)
@@ -239,9 +277,9 @@ func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, nam
 			case <-ctx.Done():
 			case <-time.After(s.Duration):
 			}
-			t := time.Now()
-			inc, pid, err := c.fleet.signal(name, syscall.SIGCONT)
-			c.chaosEvent(t, s, "resume", name, inc, pid, params, err)
+			c.onMember(s, vocab.ActionResume, name, params, func(b before) (int, int, error) {
+				return c.fleet.signal(name, syscall.SIGCONT, b)
+			})
 		}()
 	}
 }
@@ -249,18 +287,20 @@ func (c *cellRun) memberAction(ctx context.Context, s workloads.PlannedStep, nam
 // restart closes a member gracefully and starts its next incarnation (a
 // deploy). A member that is not running is just started.
 func (c *cellRun) restart(ctx context.Context, s workloads.PlannedStep, name string, params map[string]any) {
-	t := time.Now()
 	if m, gerr := c.fleet.get(name); gerr == nil && !exited(m.proc) {
-		inc, pid, done, err := c.fleet.stop(name, 30*time.Second)
-		c.chaosEvent(t, s, vocab.ActionRestart, name, inc, pid, params, err)
+		var done <-chan struct{}
+		inc, err := c.onMember(s, vocab.ActionRestart, name, params, func(b before) (inc, pid int, err error) {
+			inc, pid, done, err = c.fleet.stop(name, 30*time.Second, b)
+			return inc, pid, err
+		})
 		if err != nil {
 			return
 		}
 		<-done
-	} else {
-		c.chaosEvent(t, s, vocab.ActionRestart, name, 0, 0, params, nil)
+		if err := c.fleet.start(ctx, name); err != nil {
+			c.chaosEvent(s, vocab.ActionRestart, name, inc, 0, params, err)
+		}
+		return
 	}
-	if err := c.fleet.start(ctx, name); err != nil {
-		c.chaosEvent(time.Now(), s, vocab.ActionRestart, name, 0, 0, params, err)
-	}
+	c.onTarget(s, vocab.ActionRestart, name, params, func() error { return c.fleet.start(ctx, name) })
 }

@@ -1,0 +1,46 @@
+# The scenario catalogue (workloads/scenarios/*.yaml, workloads/README.md):
+# every scenario, one after another, on a local Kafka the harness starts
+# itself for each (or BOOTSTRAP=host:port; broker-failover needs the local
+# provider's three brokers), each run and its report into one folder;
+# then chaos scenarios puts them side by side, scenarios by strategies,
+# and judges every scenario's predictions (SCENARIOS_DIR/scenarios.md;
+# exit status 1 when one did not hold). About two hours on two cores.
+# SCENARIOS=workloads/scenarios/crash.yaml runs a subset.
+SCENARIOS       ?= $(sort $(wildcard workloads/scenarios/*.yaml))
+SCENARIOS_FLAGS ?=
+ifeq ($(SCENARIOS_DIR),)
+SCENARIOS_DIR := results/scenarios-$(shell date -u +%Y%m%dT%H%M%SZ)
+endif
+
+.PHONY: scenarios scenarios-report
+
+scenarios: $(bench_needs)
+	@mkdir -p $(SCENARIOS_DIR)
+	@for w in $(SCENARIOS); do \
+		echo "== scenario $$w"; \
+		$(CHAOS) bench --results $(SCENARIOS_DIR) $(bench_cluster) $(RUN_FLAGS) $(SCENARIOS_FLAGS) $$w || echo "== scenario $$w: the run reported a failure (its report says which)"; \
+	done
+	$(CHAOS) scenarios $(SCENARIOS_DIR)
+
+# The catalogue's side-by-side report of a folder of runs again:
+# make scenarios-report SCENARIOS_DIR=results/scenarios-<time>
+scenarios-report: build
+	$(CHAOS) scenarios $(SCENARIOS_DIR)
+
+# How many members this machine hosts before the host check trips: the
+# host-capacity workload at each group size, on both clients
+# (docs/host-capacity.md). About half an hour on two cores.
+HOST_CAPACITY_SIZES ?= 3 6 12 18 24
+ifeq ($(HOST_CAPACITY_DIR),)
+HOST_CAPACITY_DIR := results/host-capacity-$(shell date -u +%Y%m%dT%H%M%SZ)
+endif
+
+.PHONY: host-capacity
+
+host-capacity: $(bench_needs)
+	@mkdir -p $(HOST_CAPACITY_DIR)
+	@for n in $(HOST_CAPACITY_SIZES); do \
+		echo "== $$n members"; \
+		$(CHAOS) run --results $(HOST_CAPACITY_DIR) --members $$n $(bench_cluster) $(RUN_FLAGS) workloads/host-capacity.yaml || true; \
+	done
+	$(CHAOS) analyze -fail-on never $(HOST_CAPACITY_DIR)
