@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/clip"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // Protocol is how a strategy moves partitions between members.
@@ -70,7 +71,9 @@ func (a assignorFunc) Name() string                  { return a.name }
 func (a assignorFunc) Protocol() Protocol            { return a.protocol }
 func (a assignorFunc) AssignSpec(s *Spec) *Placement { return a.run(s) }
 func (a assignorFunc) Place(g *Group) *Placement     { return a.run(newSpec(g, a.parts)) }
-func (a assignorFunc) Assign(g *Group) Assignment    { return a.Place(g).Assignment() }
+func (a assignorFunc) Assign(g *Group) Assignment {
+	return a.run(newSpec(g, a.parts|specLocal)).Assignment()
+}
 
 // run runs the model; a group without members gets an empty placement
 // (Group.Validate rejects it).
@@ -83,12 +86,12 @@ func (a assignorFunc) run(s *Spec) *Placement {
 
 // The strategies.
 var (
-	Range             Assignor = assignorFunc{"range", Eager, rangeAssign, 0}
-	RoundRobin        Assignor = assignorFunc{"roundrobin", Eager, roundRobinAssign, 0}
-	Sticky            Assignor = assignorFunc{"sticky", Eager, stickyAssign, specOwned}
-	CooperativeSticky Assignor = assignorFunc{"cooperative-sticky", Cooperative, cooperativeStickyAssign, specOwned}
-	ConsumerUniform   Assignor = assignorFunc{"consumer-uniform", Consumer, uniformAssign, specOwned}
-	ConsumerRange     Assignor = assignorFunc{"consumer-range", Consumer, consumerRangeAssign, 0}
+	Range             Assignor = assignorFunc{vocab.Range, Eager, rangeAssign, 0}
+	RoundRobin        Assignor = assignorFunc{vocab.RoundRobin, Eager, roundRobinAssign, 0}
+	Sticky            Assignor = assignorFunc{vocab.Sticky, Eager, stickyAssign, specOwned}
+	CooperativeSticky Assignor = assignorFunc{vocab.CooperativeSticky, Cooperative, cooperativeStickyAssign, specOwned}
+	ConsumerUniform   Assignor = assignorFunc{vocab.ConsumerUniform, Consumer, uniformAssign, specOwned}
+	ConsumerRange     Assignor = assignorFunc{vocab.ConsumerRange, Consumer, consumerRangeAssign, 0}
 )
 
 var assignors = []Assignor{Range, RoundRobin, Sticky, CooperativeSticky, ConsumerUniform, ConsumerRange}
@@ -129,7 +132,7 @@ func Converge(a Assignor, g *Group) []Assignment {
 		}
 		// The members revoke what was withheld and rejoin at once.
 		for i := range cur.Members {
-			cur.Members[i].Owned = res[cur.Members[i].ID]
+			cur.Members[i].Owned = res[cur.Members[i].ID].Map()
 		}
 	}
 	return rounds
@@ -150,63 +153,7 @@ func complete(g *Group, a Assignment) bool {
 	}
 	got := 0
 	for _, topics := range a {
-		for _, ps := range topics {
-			got += len(ps)
-		}
+		got += topics.Count()
 	}
 	return got == want
-}
-
-// sameOwned reports whether a gives every member exactly what it owned.
-func sameOwned(g *Group, a Assignment) bool {
-	for _, m := range g.Members {
-		if !equalTopicMaps(normalize(m.Owned), a[m.ID]) {
-			return false
-		}
-	}
-	return true
-}
-
-func normalize(m map[string][]int32) map[string][]int32 {
-	out := make(map[string][]int32, len(m))
-	for t, ps := range m {
-		if len(ps) == 0 {
-			continue
-		}
-		c := slices.Clone(ps)
-		slices.Sort(c)
-		out[t] = c
-	}
-	return out
-}
-
-func equalTopicMaps(a, b map[string][]int32) bool {
-	na, nb := 0, 0
-	for t, ps := range a {
-		if len(ps) > 0 {
-			na++
-			if !slices.Equal(ps, b[t]) {
-				return false
-			}
-		}
-	}
-	for _, ps := range b {
-		if len(ps) > 0 {
-			nb++
-		}
-	}
-	return na == nb
-}
-
-func equalAssignments(a, b Assignment) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for m, ta := range a {
-		tb, ok := b[m]
-		if !ok || !equalTopicMaps(ta, tb) {
-			return false
-		}
-	}
-	return true
 }

@@ -63,7 +63,7 @@ func benchCases(s benchShape) (fresh, churn *Group) {
 			churn.Members = append(churn.Members, Member{ID: id(s.members + i), Topics: m.Topics})
 			continue
 		}
-		m.Owned = prev[m.ID]
+		m.Owned = prev[m.ID].Map()
 		churn.Members = append(churn.Members, m)
 	}
 	return fresh, churn

@@ -217,14 +217,7 @@ func Simulate(a Assignor, start *Group, s *Script, name string, keepAssignments 
 	}
 	var out []StepResult
 	for i, step := range s.Steps {
-		prevOwner := make(map[TopicPartition]string)
-		for _, m := range g.Members {
-			for t, ps := range m.Owned {
-				for _, p := range ps {
-					prevOwner[TopicPartition{t, p}] = m.ID
-				}
-			}
-		}
+		prevOwner := ownedBy(g)
 		for _, c := range step.Changes {
 			if err := apply(g, c); err != nil {
 				return out, &ScriptError{name, step.Line, err.Error()}
@@ -238,61 +231,82 @@ func Simulate(a Assignor, start *Group, s *Script, name string, keepAssignments 
 		if err := g.Validate(); err != nil {
 			return out, &ScriptError{name, step.Line, err.Error()}
 		}
-		spec := newSpec(g, specOwned)
-		res.Partitions = int(spec.total)
-		rounds := Converge(a, g)
-		final := rounds[len(rounds)-1]
-		owners := final.Owners()
-		present := make(map[string]bool, len(g.Members))
-		for _, m := range g.Members {
-			present[m.ID] = true
-		}
-		gone := 0
-		for tp, was := range prevOwner {
-			if _, ok := spec.index[tp.Topic]; !ok {
-				continue // nobody subscribes to the topic any more
-			}
-			res.Owned++
-			if owners[tp] != was {
-				res.Moves++
-				if present[was] {
-					res.Revoked++
-				}
-			}
-			if !present[was] {
-				gone++
-			}
-		}
-		res.MinMoves, res.MinMovesExact = minMoves(spec, []int{gone})
-		switch a.Protocol() {
-		case Eager:
-			res.Rounds = 1
-			res.Revoked = 0
-			for tp, was := range prevOwner {
-				if present[was] {
-					if _, ok := spec.index[tp.Topic]; ok {
-						res.Revoked++
-					}
-				}
-			}
-		case Cooperative:
-			res.Rounds = len(rounds)
-		case Consumer:
-			res.Rounds = 1
-			if res.Revoked > 0 {
-				res.Rounds = 2
-			}
-		}
-		res.Skew = SkewOf(g, final)
+		final := res.rebalance(a, g, prevOwner)
 		if keepAssignments {
 			res.Assignment = final
 		}
 		out = append(out, res)
 		for j := range g.Members {
-			g.Members[j].Owned = final[g.Members[j].ID]
+			g.Members[j].Owned = final[g.Members[j].ID].Map()
 		}
 	}
 	return out, nil
+}
+
+// ownedBy maps each partition the group's members own to its owner.
+func ownedBy(g *Group) map[TopicPartition]string {
+	owner := make(map[TopicPartition]string)
+	for _, m := range g.Members {
+		for t, ps := range m.Owned {
+			for _, p := range ps {
+				owner[TopicPartition{t, p}] = m.ID
+			}
+		}
+	}
+	return owner
+}
+
+// rebalance converges g under a, fills in what the step cost against
+// what was owned before it (prevOwner, which knows the members that
+// left), and returns the final assignment.
+func (res *StepResult) rebalance(a Assignor, g *Group, prevOwner map[TopicPartition]string) Assignment {
+	spec := newSpec(g, specOwned)
+	res.Partitions = int(spec.total)
+	rounds := Converge(a, g)
+	final := rounds[len(rounds)-1]
+	owners := final.Owners()
+	present := make(map[string]bool, len(g.Members))
+	for _, m := range g.Members {
+		present[m.ID] = true
+	}
+	gone := 0
+	for tp, was := range prevOwner {
+		if _, ok := spec.topicNumber(tp.Topic); !ok {
+			continue // nobody subscribes to the topic any more
+		}
+		res.Owned++
+		if owners[tp] != was {
+			res.Moves++
+			if present[was] {
+				res.Revoked++
+			}
+		}
+		if !present[was] {
+			gone++
+		}
+	}
+	res.MinMoves, res.MinMovesExact = minMoves(spec, []int{gone})
+	switch a.Protocol() {
+	case Eager:
+		res.Rounds = 1
+		res.Revoked = 0
+		for tp, was := range prevOwner {
+			if present[was] {
+				if _, ok := spec.topicNumber(tp.Topic); ok {
+					res.Revoked++
+				}
+			}
+		}
+	case Cooperative:
+		res.Rounds = len(rounds)
+	case Consumer:
+		res.Rounds = 1
+		if res.Revoked > 0 {
+			res.Rounds = 2
+		}
+	}
+	res.Skew = SkewOf(g, final)
+	return final
 }
 
 func apply(g *Group, c Change) error {

@@ -19,7 +19,7 @@ func ExampleRange() {
 	}
 	a := assign.Range.Assign(g)
 	for _, m := range []string{"c0", "c1", "c2"} {
-		fmt.Println(m, a[m]["t0"])
+		fmt.Println(m, a[m].Partitions("t0"))
 	}
 	// Output:
 	// c0 [0 1 2]
@@ -44,6 +44,29 @@ func ExampleRoundRobin() {
 	// c1 map[t0:[1] t1:[0 2]]
 }
 
+// A member's partitions, topic by topic: All yields the topics in name
+// order; Map gives them in the form of Member.Owned, for the next
+// rebalance.
+func ExampleMemberAssignment() {
+	g := &assign.Group{
+		Topics: map[string]int32{"t0": 3, "t1": 3},
+		Members: []assign.Member{
+			{ID: "c0", Topics: []string{"t0", "t1"}},
+			{ID: "c1", Topics: []string{"t0", "t1"}},
+		},
+	}
+	a := assign.RoundRobin.Assign(g)
+	for topic, ps := range a["c0"].All() {
+		fmt.Println(topic, ps)
+	}
+	fmt.Println(a["c0"].Count(), a["c0"].Partitions("t1"))
+	g.Members[0].Owned = a["c0"].Map()
+	// Output:
+	// t0 [0 2]
+	// t1 [1]
+	// 3 [1]
+}
+
 // When a member joins, the sticky assignor moves only what balance needs.
 func ExampleSticky() {
 	g := &assign.Group{
@@ -56,7 +79,7 @@ func ExampleSticky() {
 	}
 	a := assign.Sticky.Assign(g)
 	for _, m := range []string{"c0", "c1", "c2"} {
-		fmt.Println(m, a[m]["t0"])
+		fmt.Println(m, a[m].Partitions("t0"))
 	}
 	// Output:
 	// c0 [0 1]
@@ -75,7 +98,7 @@ func ExampleConverge() {
 		},
 	}
 	for i, round := range assign.Converge(assign.CooperativeSticky, g) {
-		fmt.Println("round", i+1, "c0", round["c0"]["t0"], "c1", round["c1"]["t0"])
+		fmt.Println("round", i+1, "c0", round["c0"].Partitions("t0"), "c1", round["c1"].Partitions("t0"))
 	}
 	// Output:
 	// round 1 c0 [0 1] c1 []

@@ -14,7 +14,6 @@ package assign
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/chaosbench/chaosbench/internal/clip"
@@ -46,45 +45,6 @@ type Member struct {
 	// Owned is what the member owned before this rebalance: the previous
 	// assignment, which the sticky assignors try to keep. Optional.
 	Owned map[string][]int32 `json:"owned,omitempty"`
-}
-
-// Assignment maps member id to topic to partitions, sorted ascending. Every
-// member of the group has an entry, possibly empty.
-type Assignment map[string]map[string][]int32
-
-// Count returns the number of partitions assigned to member.
-func (a Assignment) Count(member string) int {
-	n := 0
-	for _, ps := range a[member] {
-		n += len(ps)
-	}
-	return n
-}
-
-// Owners maps each assigned topic partition to its member.
-func (a Assignment) Owners() map[TopicPartition]string {
-	m := make(map[TopicPartition]string)
-	for member, topics := range a {
-		for t, ps := range topics {
-			for _, p := range ps {
-				m[TopicPartition{t, p}] = member
-			}
-		}
-	}
-	return m
-}
-
-// Clone returns a deep copy.
-func (a Assignment) Clone() Assignment {
-	c := make(Assignment, len(a))
-	for m, topics := range a {
-		ct := make(map[string][]int32, len(topics))
-		for t, ps := range topics {
-			ct[t] = slices.Clone(ps)
-		}
-		c[m] = ct
-	}
-	return c
 }
 
 // TopicPartition names one partition.

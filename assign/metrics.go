@@ -39,7 +39,7 @@ func Measure(g *Group, a Assignment) Movement {
 	var mv Movement
 	owners := a.Owners()
 	for i, m := range g.Members {
-		for _, gp := range s.owned[i] {
+		for _, gp := range s.owned(i) {
 			mv.Owned++
 			if owners[s.TopicPartition(gp)] != m.ID {
 				mv.Moves++
@@ -58,8 +58,8 @@ func minMoves(s *Spec, gone []int) (int, bool) {
 		forced += n
 	}
 	kept := make([]int, len(s.members)) // partitions a member may keep
-	for m, ps := range s.owned {
-		for _, gp := range ps {
+	for m := range s.members {
+		for _, gp := range s.owned(m) {
 			if s.subscribes(m, s.topicOf(gp)) {
 				kept[m]++
 			} else {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // The live oracle: CheckHistory replays the assigned, revoked and lost
@@ -199,7 +200,7 @@ func (o *oracle) add(e *history.Event) {
 		o.changed = true
 	case history.Chaos:
 		o.settle(e.T)
-		if e.Action == "add_partitions" && e.Err == "" {
+		if e.Action == vocab.ActionAddPartitions && e.Err == "" {
 			var params struct {
 				Partitions int32 `json:"partitions"`
 			}
@@ -211,9 +212,9 @@ func (o *oracle) add(e *history.Event) {
 		if e.Err == "" && e.Target != "" {
 			if in := o.members[key(e.Target, e.TargetInc)]; in != nil {
 				switch e.Action {
-				case "kill":
+				case vocab.ActionKill:
 					o.kill(in)
-				case "pause", "slow", "stop", "restart":
+				case vocab.ActionPause, vocab.ActionSlow, vocab.ActionStop, vocab.ActionRestart:
 					in.disturb = e.T
 				}
 			}
@@ -275,9 +276,39 @@ func (o *oracle) settle(t int64) {
 		return
 	}
 	o.changed = false
-	owner := make(map[int32]*incarnation, o.count)
-	complete := true
-	var live []*incarnation
+	live, owner, settled := o.ownership()
+	if len(live) == 0 {
+		return
+	}
+	if !settled {
+		o.report.Unsettled++
+		o.prevOK = false
+		return
+	}
+	o.report.Settled++
+	st := o.settledState(t, live)
+	switch o.assignor.Name() {
+	case vocab.Range, vocab.RoundRobin:
+		o.checkModel(st)
+	default:
+		o.checkBalance(st)
+	}
+	cur := make(map[int32]string, len(owner))
+	for p, in := range owner {
+		cur[p] = in.name()
+	}
+	if o.prevOK && (o.assignor.Name() == vocab.Sticky || o.assignor.Name() == vocab.CooperativeSticky) {
+		o.checkSticky(st, live, cur)
+	}
+	o.prev, o.prevOK = cur, true
+}
+
+// ownership returns the live incarnations (those that joined and are not
+// dead), the owner of each partition, and whether the state is settled:
+// every partition has exactly one live owner.
+func (o *oracle) ownership() (live []*incarnation, owner map[int32]*incarnation, settled bool) {
+	owner = make(map[int32]*incarnation, o.count)
+	settled = true
 	for _, in := range o.members {
 		if in.dead || !in.joined {
 			continue
@@ -285,97 +316,105 @@ func (o *oracle) settle(t int64) {
 		live = append(live, in)
 		for p := range in.owned {
 			if _, dup := owner[p]; dup {
-				complete = false
+				settled = false
 			}
 			owner[p] = in
 		}
 	}
-	if len(live) == 0 {
-		return
-	}
-	if int32(len(owner)) != o.count || !complete {
-		o.report.Unsettled++
-		o.prevOK = false
-		return
-	}
-	o.report.Settled++
+	return live, owner, settled && int32(len(owner)) == o.count
+}
+
+// settledState is a settled point as the model sees it: the live members
+// as a group, sorted by incarnation name, all subscribed to the topic,
+// and what they owned.
+type settledState struct {
+	t        int64
+	gen      int32 // the highest generation (member epoch) of the live members
+	group    *Group
+	observed Assignment
+	procs    map[string]string // member id -> proc
+}
+
+// settledState sorts live and builds the state from it. A member that
+// never wrote its member id goes by its incarnation's name.
+func (o *oracle) settledState(t int64, live []*incarnation) *settledState {
 	sort.Slice(live, func(i, j int) bool { return live[i].name() < live[j].name() })
-	var gen int32
-	g := &Group{Topics: map[string]int32{o.topic: o.count}}
-	observed := Assignment{}
-	names := map[string]string{} // member id -> proc
+	st := &settledState{
+		t:        t,
+		group:    &Group{Topics: map[string]int32{o.topic: o.count}},
+		observed: Assignment{},
+		procs:    map[string]string{},
+	}
 	for _, in := range live {
-		gen = max(gen, in.gen)
+		st.gen = max(st.gen, in.gen)
 		id := in.memberID
 		if id == "" {
 			id = in.name()
 		}
-		names[id] = in.proc
+		st.procs[id] = in.proc
 		ps := slices.Sorted(maps.Keys(in.owned))
-		g.Members = append(g.Members, Member{ID: id, Topics: []string{o.topic}})
-		observed[id] = map[string][]int32{}
-		if len(ps) > 0 {
-			observed[id][o.topic] = ps
-		}
+		st.group.Members = append(st.group.Members, Member{ID: id, Topics: []string{o.topic}})
+		st.observed[id] = NewMemberAssignment(map[string][]int32{o.topic: ps})
 	}
-	finding := func(kind string, members []string, parts []int32, detail string) {
-		o.report.Findings = append(o.report.Findings, Finding{Kind: kind, T: t, Gen: gen, Members: members, Partitions: parts, Detail: detail})
-	}
-	switch o.assignor.Name() {
-	case "range", "roundrobin":
-		want := o.assignor.Assign(g)
-		var who []string
-		var parts []int32
-		var diffs []string
-		for _, m := range g.Members {
-			got, exp := observed[m.ID][o.topic], want[m.ID][o.topic]
-			if !slices.Equal(got, exp) {
-				who = append(who, names[m.ID])
-				parts = append(parts, symmetricDifference(got, exp)...)
-				if len(diffs) < 5 {
-					diffs = append(diffs, fmt.Sprintf("%s (member %s): observed %v, model %v", names[m.ID], m.ID, got, exp))
-				}
+	return st
+}
+
+func (o *oracle) finding(st *settledState, kind string, members []string, parts []int32, detail string) {
+	o.report.Findings = append(o.report.Findings, Finding{Kind: kind, T: st.t, Gen: st.gen, Members: members, Partitions: parts, Detail: detail})
+}
+
+// checkModel compares the state with the model run on its members
+// (range and roundrobin, which every client computes alike).
+func (o *oracle) checkModel(st *settledState) {
+	want := o.assignor.Assign(st.group)
+	var who []string
+	var parts []int32
+	var diffs []string
+	for _, m := range st.group.Members {
+		got, exp := st.observed[m.ID].Partitions(o.topic), want[m.ID].Partitions(o.topic)
+		if !slices.Equal(got, exp) {
+			who = append(who, st.procs[m.ID])
+			parts = append(parts, symmetricDifference(got, exp)...)
+			if len(diffs) < 5 {
+				diffs = append(diffs, fmt.Sprintf("%s (member %s): observed %v, model %v", st.procs[m.ID], m.ID, got, exp))
 			}
 		}
-		if len(who) > 0 {
-			slices.Sort(parts)
-			finding("differs_from_model", who, slices.Compact(parts), strings.Join(diffs, "; "))
+	}
+	if len(who) > 0 {
+		slices.Sort(parts)
+		o.finding(st, "differs_from_model", who, slices.Compact(parts), strings.Join(diffs, "; "))
+	}
+}
+
+// checkBalance checks the balance rule: partition counts differ by one
+// at most.
+func (o *oracle) checkBalance(st *settledState) {
+	s := SkewOf(st.group, st.observed)
+	if s.Spread <= 1 {
+		return
+	}
+	var hi, lo []string
+	for _, m := range st.group.Members {
+		switch st.observed.Count(m.ID) {
+		case s.Max:
+			hi = append(hi, st.procs[m.ID])
+		case s.Min:
+			lo = append(lo, st.procs[m.ID])
 		}
-	default:
-		s := SkewOf(g, observed)
-		if s.Spread > 1 {
-			var hi, lo []string
-			for _, m := range g.Members {
-				switch observed.Count(m.ID) {
-				case s.Max:
-					hi = append(hi, names[m.ID])
-				case s.Min:
-					lo = append(lo, names[m.ID])
-				}
-			}
-			finding("unbalanced", append(hi, lo...), nil,
-				fmt.Sprintf("partitions per member from %d (%s) to %d (%s); the rule allows a difference of one", s.Min, strings.Join(lo, ", "), s.Max, strings.Join(hi, ", ")))
-		}
 	}
-	cur := make(map[int32]string, len(owner))
-	for p, in := range owner {
-		cur[p] = in.name()
-	}
-	if o.prevOK && (o.assignor.Name() == "sticky" || o.assignor.Name() == "cooperative-sticky") {
-		o.checkSticky(t, gen, g, live, cur)
-	}
-	o.prev, o.prevOK = cur, true
+	o.finding(st, "unbalanced", append(hi, lo...), nil,
+		fmt.Sprintf("partitions per member from %d (%s) to %d (%s); the rule allows a difference of one", s.Min, strings.Join(lo, ", "), s.Max, strings.Join(hi, ", ")))
 }
 
 // checkSticky compares the moves since the previous settled point with
 // the fewest a balanced assignment needed: the previous owners that are
 // still members could keep their partitions, the others' must move.
-func (o *oracle) checkSticky(t int64, gen int32, g *Group, live []*incarnation, cur map[int32]string) {
-	index := map[string]int{} // incarnation name -> index in g.Members
+func (o *oracle) checkSticky(st *settledState, live []*incarnation, cur map[int32]string) {
+	index := map[string]int{} // incarnation name -> index in st.group.Members
 	for i, in := range live {
 		index[in.name()] = i
 	}
-	prev := &Group{Topics: g.Topics, Members: slices.Clone(g.Members)}
+	prev := &Group{Topics: st.group.Topics, Members: slices.Clone(st.group.Members)}
 	gone, moves := 0, 0
 	var moved []int32
 	for p, was := range o.prev {
@@ -400,10 +439,8 @@ func (o *oracle) checkSticky(t int64, gen int32, g *Group, live []*incarnation, 
 		for _, in := range live {
 			who = append(who, in.proc)
 		}
-		o.report.Findings = append(o.report.Findings, Finding{
-			Kind: "not_sticky", T: t, Gen: gen, Members: who, Partitions: moved,
-			Detail: fmt.Sprintf("%d partitions changed owner since the previous settled point; a balanced assignment needed only %d", moves, minimum),
-		})
+		o.finding(st, "not_sticky", who, moved,
+			fmt.Sprintf("%d partitions changed owner since the previous settled point; a balanced assignment needed only %d", moves, minimum))
 	}
 }
 

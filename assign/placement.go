@@ -1,7 +1,5 @@
 package assign
 
-import "slices"
-
 // Placement is an assignment in a Spec's numbers: member i (in the
 // group's order) has the partitions Member(i), ascending, which are also
 // grouped by topic (topics are numbered in name order). It is what the
@@ -10,6 +8,7 @@ type Placement struct {
 	spec  *Spec
 	start []int32 // member i's partitions are parts[start[i]:start[i+1]]
 	parts []int32
+	local []int32 // parts numbered within their topic, if spec.local; else nil
 }
 
 // placementFromOwners builds the placement of owner (partition -> member,
@@ -30,6 +29,21 @@ func placementFromOwners(s *Spec, owner []int32) *Placement {
 	for i := 2; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
+	if s.local && len(owner) == int(s.total) {
+		parts, local := placementArrays(assigned, true)
+		// Topic by topic, each partition's number within its topic too.
+		for t := range len(s.topics) {
+			base := s.offset[t]
+			for gp := base; gp < s.offset[t+1]; gp++ {
+				if m := owner[gp]; m >= 0 {
+					at := start[m+1]
+					parts[at], local[at] = gp, gp-base
+					start[m+1]++
+				}
+			}
+		}
+		return &Placement{spec: s, start: start[:n+1], parts: parts, local: local}
+	}
 	parts := make([]int32, assigned)
 	for gp, m := range owner {
 		if m >= 0 {
@@ -38,6 +52,17 @@ func placementFromOwners(s *Spec, owner []int32) *Placement {
 		}
 	}
 	return &Placement{spec: s, start: start[:n+1], parts: parts}
+}
+
+// placementArrays returns a placement's array of n partition numbers
+// and, if local, the array of the same partitions numbered within their
+// topic, both in one allocation.
+func placementArrays(n int, local bool) (parts, localParts []int32) {
+	if !local {
+		return make([]int32, n), nil
+	}
+	both := make([]int32, 2*n)
+	return both[:n:n], both[n:]
 }
 
 // Spec returns the group the placement is of.
@@ -50,9 +75,7 @@ func (p *Placement) Member(i int) []int32 { return p.parts[p.start[i]:p.start[i+
 // Owners returns the owner of each partition number (-1: nobody).
 func (p *Placement) Owners() []int32 {
 	owner := make([]int32, p.spec.total)
-	for i := range owner {
-		owner[i] = -1
-	}
+	setNobody(owner)
 	for m := range len(p.start) - 1 {
 		for _, gp := range p.Member(m) {
 			owner[gp] = int32(m)
@@ -62,36 +85,56 @@ func (p *Placement) Owners() []int32 {
 }
 
 // Assignment converts the placement to member ids, topic names and
-// partition numbers.
+// partition numbers. Besides the map it allocates one array, of the
+// partitions numbered within their topic; the members' MemberAssignments
+// share it, the placement's array and the Spec's names, which are the
+// group's strings.
 func (p *Placement) Assignment() Assignment {
 	s := p.spec
+	of := &memberPartitions{topics: s.topics, offset: s.offset, global: p.parts, local: p.localNumbers()}
 	a := make(Assignment, len(s.members))
-	// One array holds every member's partition numbers.
-	local := slices.Clone(p.parts)
-	type run struct {
-		topic int32
-		n     int
-	}
-	var runs []run
 	for i, id := range s.members {
-		ps := local[p.start[i]:p.start[i+1]]
-		runs = runs[:0]
-		for t, rest := int32(0), ps; len(rest) > 0; {
-			var n int
-			t, n = s.nextRun(rest, t)
-			runs = append(runs, run{t, n})
-			rest = rest[n:]
-		}
-		m := make(map[string][]int32, len(runs))
-		for _, r := range runs {
-			part := ps[:r.n:r.n]
-			ps = ps[r.n:]
-			for j := range part {
-				part[j] -= s.offset[r.topic]
-			}
-			m[s.topics[r.topic]] = part
-		}
-		a[id] = m
+		a[id] = MemberAssignment{of, p.start[i], p.start[i+1]}
 	}
 	return a
+}
+
+// localNumbers returns the placement's partitions numbered within their
+// topic: the model's, if it was asked for them (Spec.local), else
+// computed.
+func (p *Placement) localNumbers() []int32 {
+	if p.local != nil || len(p.parts) == 0 {
+		return p.local
+	}
+	offset := p.spec.offset
+	local := make([]int32, len(p.parts))
+	for i := range len(p.start) - 1 {
+		begin, end := p.start[i], p.start[i+1]
+		// A member's partitions ascend, so its topics do: base is the
+		// first partition number of the current one, limit the next's.
+		t, base, limit := 0, int32(0), int32(0)
+		for j, gp := range p.parts[begin:end] {
+			if gp >= limit {
+				for offset[t+1] <= gp {
+					t++
+				}
+				base, limit = offset[t], offset[t+1]
+			}
+			local[int(begin)+j] = gp - base
+		}
+	}
+	return local
+}
+
+// setNobody sets every entry of owner (partition -> member) to -1,
+// nobody: by doubling copies, which move many entries per instruction
+// where a loop stores one.
+func setNobody(owner []int32) {
+	if len(owner) == 0 {
+		return
+	}
+	owner[0] = -1
+	for i := 1; i < len(owner); i *= 2 {
+		copy(owner[i:], owner[:i])
+	}
 }

@@ -89,7 +89,15 @@ func checkValid(t *testing.T, g *Group, a Assignment, complete bool) {
 		if !ok {
 			t.Errorf("member %s missing from the assignment", m.ID)
 		}
-		for topic, ps := range topics {
+		prev := ""
+		for topic, ps := range topics.All() {
+			if prev != "" && prev >= topic {
+				t.Errorf("member %s: topics %s and %s out of order or repeated", m.ID, prev, topic)
+			}
+			prev = topic
+			if len(ps) == 0 {
+				t.Errorf("member %s: an empty entry for %s", m.ID, topic)
+			}
 			if !slices.Contains(m.Topics, topic) {
 				t.Errorf("member %s got %s %v but does not subscribe to it", m.ID, topic, ps)
 			}
@@ -182,7 +190,7 @@ func TestRangeRule(t *testing.T) {
 						if int32(i) < l.counts[ti]%n {
 							want++
 						}
-						ps := got[l.members[m]][topic]
+						ps := got[l.members[m]].Partitions(topic)
 						if int32(len(ps)) != want {
 							t.Fatalf("%s: member %s (position %d of %d) has %d partitions, want %d", topic, l.members[m], i, n, len(ps), want)
 						}
@@ -266,7 +274,7 @@ func TestUniformKeepsWithinQuota(t *testing.T) {
 			for topic, ps := range m.Owned {
 				for _, p := range ps {
 					owned++
-					if slices.Contains(got[m.ID][topic], p) {
+					if slices.Contains(got[m.ID].Partitions(topic), p) {
 						kept++
 					}
 				}
@@ -301,7 +309,7 @@ func TestCooperativeTwoPhase(t *testing.T) {
 				if now, ok := next[tp]; ok && now != was {
 					t.Errorf("generation %d hands %v from %s to %s directly", r+1, tp, was, now)
 				}
-				if _, subscribed := l.index[tp.Topic]; !subscribed {
+				if _, subscribed := l.topicNumber(tp.Topic); !subscribed {
 					continue
 				}
 				if _, ok := next[tp]; !ok && r == 0 {
@@ -340,10 +348,10 @@ func TestKnownAnswers(t *testing.T) {
 		t.Errorf("range 7 partitions / 3 members: %v, want [3 2 2]", got)
 	}
 	g = &Group{Topics: map[string]int32{"t0": 3}, Members: members(2, "t0")}
-	if got := Range.Assign(g); !slices.Equal(got["c0"]["t0"], []int32{0, 1}) || !slices.Equal(got["c1"]["t0"], []int32{2}) {
+	if got := Range.Assign(g); !slices.Equal(got["c0"].Partitions("t0"), []int32{0, 1}) || !slices.Equal(got["c1"].Partitions("t0"), []int32{2}) {
 		t.Errorf("range 3 partitions / 2 members: %v, want c0 [0 1], c1 [2]", got)
 	}
-	if got := RoundRobin.Assign(g); !slices.Equal(got["c0"]["t0"], []int32{0, 2}) || !slices.Equal(got["c1"]["t0"], []int32{1}) {
+	if got := RoundRobin.Assign(g); !slices.Equal(got["c0"].Partitions("t0"), []int32{0, 2}) || !slices.Equal(got["c1"].Partitions("t0"), []int32{1}) {
 		t.Errorf("roundrobin 3 partitions / 2 members: %v, want c0 [0 2], c1 [1]", got)
 	}
 	// Three topics of 1, 2, 3 partitions; C0 subscribes to t0, C1 to t0
@@ -373,7 +381,7 @@ func TestKnownAnswers(t *testing.T) {
 		{ID: "b", Topics: []string{"t0"}, InstanceID: "z"},
 		{ID: "c", Topics: []string{"t0"}, InstanceID: "y"},
 	}}
-	if got := Range.Assign(g); !slices.Equal(got["c"]["t0"], []int32{0}) || !slices.Equal(got["b"]["t0"], []int32{1}) || !slices.Equal(got["a"]["t0"], []int32{2}) {
+	if got := Range.Assign(g); !slices.Equal(got["c"].Partitions("t0"), []int32{0}) || !slices.Equal(got["b"].Partitions("t0"), []int32{1}) || !slices.Equal(got["a"].Partitions("t0"), []int32{2}) {
 		t.Errorf("range with static members: %v, want c [0] (instance y), b [1] (z), a [2]", got)
 	}
 }
@@ -548,12 +556,84 @@ func TestSubscriptionClasses(t *testing.T) {
 				t.Errorf("%d topics, subscriptions %v: %d classes, homogeneous %v; want %d, %v",
 					topics, c.subs, classes, spec.homogeneous, c.classes, c.homogeneous)
 			}
+			// A topic's number: its place among the subscribed topics;
+			// none for a topic nobody subscribes to or without a count.
+			for _, name := range append(slices.Clone(names), "ghost") {
+				want := int32(slices.Index(spec.topics, name))
+				if got, ok := spec.topicNumber(name); ok != (want >= 0) || ok && got != want {
+					t.Errorf("%d topics: topicNumber(%s) = %d, %v; want %d", topics, name, got, ok, want)
+				}
+			}
 			for m, s := range c.subs {
 				for ti, name := range spec.topics {
 					if got, want := spec.subscribes(m, int32(ti)), slices.Contains(s, name); got != want {
 						t.Errorf("%d topics: member %d subscribes to %s: %v, want %v", topics, m, name, got, want)
 					}
 				}
+			}
+		}
+	}
+	// Many subscriptions (the classifier's table grows): members with the
+	// same set share a class, whatever the order.
+	g := &Group{Topics: map[string]int32{"a": 1, "b": 1, "c": 1, "d": 1}}
+	names := []string{"a", "b", "c", "d"}
+	for i := range 45 {
+		var sub []string
+		for b, name := range names {
+			if (i%15+1)&(1<<b) != 0 {
+				sub = append(sub, name)
+			}
+		}
+		if i >= 30 {
+			slices.Reverse(sub)
+		}
+		g.Members = append(g.Members, Member{ID: fmt.Sprint(i), Topics: sub})
+	}
+	spec := NewSpec(g)
+	for i := range 45 {
+		if spec.class[i] != spec.class[i%15] {
+			t.Fatalf("classes %v: member %d's is not member %d's", spec.class, i, i%15)
+		}
+	}
+	if classes := slices.Max(spec.class) + 1; classes != 15 || spec.homogeneous {
+		t.Errorf("%d classes, homogeneous %v; want 15, false", classes, spec.homogeneous)
+	}
+}
+
+// A Spec's owned partitions are, per member, every owned partition of a
+// numbered topic, ascending, whatever order the member lists them in and
+// whether or not it still subscribes to their topic (the compilation looks
+// subscribed topics up in order and ranges over the rest).
+func TestSpecOwned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 7))
+	for i := range 400 {
+		g := randomGroup(rng, i%2 == 0)
+		g.Topics["unsubscribed"] = 4
+		for j := range g.Members {
+			m := &g.Members[j]
+			for _, ps := range m.Owned {
+				rng.Shuffle(len(ps), func(a, b int) { ps[a], ps[b] = ps[b], ps[a] })
+			}
+			if rng.IntN(8) == 0 {
+				if m.Owned == nil {
+					m.Owned = map[string][]int32{}
+				}
+				m.Owned["unsubscribed"] = []int32{int32(j % 4)}
+			}
+		}
+		spec := NewSpec(g)
+		for j, m := range g.Members {
+			var want []int32
+			for name, ps := range m.Owned {
+				if ti, ok := spec.topicNumber(name); ok {
+					for _, p := range ps {
+						want = append(want, spec.offset[ti]+p)
+					}
+				}
+			}
+			slices.Sort(want)
+			if got := spec.owned(j); !slices.Equal(got, want) {
+				t.Fatalf("group %d, member %d (topics %v, owned %v): owned %v, want %v", i, j, m.Topics, m.Owned, got, want)
 			}
 		}
 	}

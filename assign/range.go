@@ -7,55 +7,80 @@ package assign
 // count%subscribers of them get one partition more.
 func rangeAssign(s *Spec) *Placement {
 	order := s.memberInfoOrder()
-	nt := len(s.topics)
 	// Subscribers per topic; then, walking the members in order, the size
 	// of each one's range of each of its topics (which says where each
 	// member's partitions go in the placement); then the ranges. A
 	// member's partitions come out ascending: its topics are, and so is
 	// each range.
-	buf := make([]int32, 4*nt)
-	quota, extra, seen, next := buf[:nt], buf[nt:2*nt], buf[2*nt:3*nt], buf[3*nt:]
+	topics := make([]rangeTopic, len(s.topics))
+	// Members per class, then per topic (members mostly share a few
+	// classes).
+	members := make([]int32, len(s.classTopics))
 	for _, c := range s.class {
+		members[c]++
+	}
+	for c, n := range members {
 		for _, t := range s.classTopics[c] {
-			seen[t]++
+			topics[t].seen += n
 		}
 	}
-	for t, n := range seen {
-		quota[t], extra[t] = s.counts[t]/n, s.counts[t]%n
-		seen[t] = 0
+	for t := range topics {
+		r := &topics[t]
+		r.quota, r.extra, r.seen, r.next = s.counts[t]/r.seen, s.counts[t]%r.seen, 0, s.offset[t]
 	}
 	start := make([]int32, len(s.members)+1)
 	for _, m := range order {
+		size := int32(0)
 		for _, t := range s.subs(int(m)) {
-			start[m+1] += quota[t]
-			if seen[t] < extra[t] {
-				start[m+1]++
-			}
-			seen[t]++
+			size += topics[t].take()
 		}
+		start[m+1] = size
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	parts := make([]int32, start[len(start)-1])
-	clear(seen)
-	copy(next, s.offset)
+	parts, local := placementArrays(int(start[len(start)-1]), s.local)
+	for t := range topics {
+		topics[t].seen = 0
+	}
 	for _, m := range order {
 		at := start[m]
 		for _, t := range s.subs(int(m)) {
-			end := next[t] + quota[t]
-			if seen[t] < extra[t] {
-				end++
+			r := &topics[t]
+			end := r.next + r.take()
+			if local == nil {
+				for gp := r.next; gp < end; gp++ {
+					parts[at] = gp
+					at++
+				}
+			} else {
+				for gp, lp := r.next, r.next-s.offset[t]; gp < end; gp, lp = gp+1, lp+1 {
+					parts[at], local[at] = gp, lp
+					at++
+				}
 			}
-			seen[t]++
-			for gp := next[t]; gp < end; gp++ {
-				parts[at] = gp
-				at++
-			}
-			next[t] = end
+			r.next = end
 		}
 	}
-	return &Placement{spec: s, start: start, parts: parts}
+	return &Placement{spec: s, start: start, parts: parts, local: local}
+}
+
+// rangeTopic is a topic as the range assignor splits it among its
+// subscribers: quota partitions each, one more for the first extra.
+type rangeTopic struct {
+	quota, extra int32
+	seen         int32 // subscribers that took their range
+	next         int32 // the first partition number not taken
+}
+
+// take returns the size of the next subscriber's range.
+func (r *rangeTopic) take() int32 {
+	n := r.quota
+	if r.seen < r.extra {
+		n++
+	}
+	r.seen++
+	return n
 }
 
 // consumerRangeAssign is the consumer protocol's server-side range

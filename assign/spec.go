@@ -1,7 +1,6 @@
 package assign
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
 )
@@ -23,14 +22,20 @@ import (
 // A Spec is not changed by the assignors: it can be reused for any number
 // of assignments, from several goroutines.
 type Spec struct {
-	topics []string         // sorted: topics with a partition count and a subscriber
-	index  map[string]int32 // topic name -> number
-	counts []int32          // topic -> partition count
-	offset []int32          // topic -> number of its partition 0; offset[len(topics)] = total
-	total  int32
+	topics []string // sorted: topics with a partition count and a subscriber
+	// The number of a topic name (topicNumber): its index among all
+	// topics with a partition count, by the classifier's small index (up
+	// to 64 topics) or map, then allNumber (that index -> number, -1:
+	// none; nil: the same numbers).
+	small     *topicIndex
+	index     map[string]int32
+	allNumber []int32
+	counts    []int32 // topic -> partition count
+	offset    []int32 // topic -> number of its partition 0; offset[len(topics)] = total
+	total     int32
 
 	members []string // member ids, in the group's order
-	inst    []string // member -> group.instance.id or ""
+	inst    []string // member -> group.instance.id or ""; nil: no member has one
 
 	// Members with the same subscription (as a set of names, existing
 	// topics or not) share a class.
@@ -39,12 +44,23 @@ type Spec struct {
 	classSub    []bool    // class*len(topics)+topic -> subscribed
 	homogeneous bool      // one class: Kafka's HOMOGENEOUS subscription type
 
-	owned [][]int32 // member -> owned partitions (of the topics above), ascending
+	// Member m's owned partitions (of the topics above), ascending, are
+	// ownedParts[ownedStart[m]:ownedStart[m+1]]: one array for all
+	// members, without a slice header per member for the garbage
+	// collector to scan. ownedStart is nil when the owned partitions
+	// were not compiled.
+	ownedParts []int32
+	ownedStart []int32
 
 	// Derived data that NewSpec computes and the internal path of Assign
 	// leaves out (nil): the models compute it when absent.
 	byID  []int32 // members sorted by member id
 	owner []int32 // partition -> member that owned it, -1: none
+
+	// local asks the models to number the placement's partitions within
+	// their topic too, which they do at little cost as they place them:
+	// Assign's conversion to names reads those numbers.
+	local bool
 }
 
 // specParts selects what newSpec computes.
@@ -53,6 +69,7 @@ type specParts uint8
 const (
 	specOwned   specParts = 1 << iota // the members' owned partitions
 	specDerived                       // byID and owner
+	specLocal                         // Spec.local: placements with topic-local numbers
 )
 
 // NewSpec compiles a valid group (Group.Validate) into a Spec, with
@@ -62,180 +79,194 @@ func NewSpec(g *Group) *Spec { return newSpec(g, specOwned|specDerived) }
 
 // newSpec compiles g, computing only the parts asked for.
 func newSpec(g *Group, parts specParts) *Spec {
-	s := &Spec{}
-	all := sortedKeys(g.Topics) // every topic with a partition count
-	allIndex := make(map[string]int32, len(all))
-	for i, t := range all {
-		allIndex[t] = int32(i)
-	}
-
-	// Members with the same subscription, as a set of names, share a
-	// class. The set is a bit set of topics when there are 64 topics or
-	// fewer and all its topics exist, else its sorted names.
+	s := &Spec{local: parts&specLocal != 0}
 	n := len(g.Members)
 	s.members = make([]string, n)
-	s.inst = make([]string, n)
 	s.class = make([]int32, n)
-	var (
-		flat      []int32 // every class's topics (in all), ascending, one class after the other
-		classEnds []int   // class -> end of its topics in flat
-		byBits    map[uint64]int32
-		byNames   map[string]int32
-	)
-	newClass := func() int32 {
-		classEnds = append(classEnds, len(flat))
-		return int32(len(classEnds) - 1)
-	}
+	c := newClassifier(g.Topics)
 	for i, m := range g.Members {
 		s.members[i] = m.ID
-		s.inst[i] = m.InstanceID
+		if m.InstanceID != "" {
+			if s.inst == nil {
+				s.inst = make([]string, n)
+			}
+			s.inst[i] = m.InstanceID
+		}
 		if i > 0 && sameTopics(m.Topics, g.Members[i-1].Topics) {
 			s.class[i] = s.class[i-1]
 			continue
 		}
-		if len(all) <= 64 {
-			var set uint64
-			known := true
-			for _, t := range m.Topics {
-				ti, ok := allIndex[t]
-				if !ok {
-					known = false
-					break
-				}
-				set |= 1 << ti
-			}
-			if known {
-				c, ok := byBits[set]
-				if !ok {
-					if byBits == nil {
-						byBits = make(map[uint64]int32, min(n, 64))
-					}
-					for rest := set; rest != 0; rest &= rest - 1 {
-						flat = append(flat, int32(bits.TrailingZeros64(rest)))
-					}
-					c = newClass()
-					byBits[set] = c
-				}
-				s.class[i] = c
-				continue
-			}
-		}
-		key := canonicalTopics(m.Topics)
-		c, ok := byNames[key]
-		if !ok {
-			if byNames == nil {
-				byNames = make(map[string]int32)
-			}
-			begin := len(flat)
-			for _, t := range m.Topics {
-				if ti, ok := allIndex[t]; ok && !slices.Contains(flat[begin:], ti) {
-					flat = append(flat, ti)
-				}
-			}
-			slices.Sort(flat[begin:])
-			c = newClass()
-			byNames[key] = c
-		}
-		s.class[i] = c
+		s.class[i] = c.classOf(m.Topics)
 	}
-	s.homogeneous = len(classEnds) <= 1
-
-	// Only topics that some member subscribes to take part, as in Kafka;
-	// they are numbered in name order.
-	number := make([]int32, len(all)) // topic in all -> number, -1: none
-	for i := range number {
-		number[i] = -1
-	}
-	for _, t := range flat {
-		number[t] = 0
-	}
-	for i, t := range all {
-		if number[i] < 0 {
-			continue
-		}
-		number[i] = int32(len(s.topics))
-		s.topics = append(s.topics, t)
-	}
-	nt := len(s.topics)
-	s.index = make(map[string]int32, nt)
-	s.counts = make([]int32, nt)
-	s.offset = make([]int32, nt+1)
-	for i, t := range s.topics {
-		s.index[t] = int32(i)
-		s.counts[i] = g.Topics[t]
-		s.offset[i] = s.total
-		s.total += g.Topics[t]
-	}
-	s.offset[nt] = s.total
-	s.classTopics = make([][]int32, len(classEnds))
-	s.classSub = make([]bool, len(classEnds)*nt)
-	for j, t := range flat {
-		flat[j] = number[t] // ascending still: the numbers keep name order
-	}
-	begin := 0
-	for c, end := range classEnds {
-		ts := flat[begin:end:end]
-		for _, t := range ts {
-			s.classSub[c*nt+int(t)] = true
-		}
-		s.classTopics[c] = ts
-		begin = end
-	}
-
+	s.homogeneous = len(c.ends) <= 1
+	number := s.numberTopics(g.Topics, c)
+	s.setClassTopics(c, number)
 	if parts&specOwned != 0 {
-		// Every member's owned partitions in one array.
-		s.owned = make([][]int32, n)
-		var owned []int32
-		ends := make([]int, n)
-		for i, m := range g.Members {
-			begin := len(owned)
-			for t, ps := range m.Owned {
-				ti, ok := s.index[t]
-				if !ok {
-					continue
-				}
-				for _, p := range ps {
-					owned = append(owned, s.offset[ti]+p)
-				}
-			}
-			slices.Sort(owned[begin:])
-			ends[i] = len(owned)
-		}
-		begin := 0
-		for i, end := range ends {
-			s.owned[i] = owned[begin:end:end]
-			begin = end
-		}
+		s.compileOwned(g)
 	}
 	if parts&specDerived != 0 {
 		s.byID = s.sortedByID()
-		if s.owned != nil {
+		if s.ownedStart != nil {
 			s.owner = s.previousOwners()
 		}
 	}
 	return s
 }
 
-// sameTopics reports whether two subscriptions are the same list (the
-// common case of members sharing one subscription).
-func sameTopics(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
+// numberTopics numbers the topics that some class subscribes to (as in
+// Kafka, only those take part), in name order. It returns each topic's
+// number by its index in c.all, -1 for none.
+func (s *Spec) numberTopics(counts map[string]int32, c *classifier) []int32 {
+	number := make([]int32, len(c.all)) // index in all -> number, -1: none
+	for i := range number {
+		number[i] = -1
 	}
-	if len(a) == 0 || &a[0] == &b[0] {
-		return true
+	for _, t := range c.flat {
+		number[t] = 0
 	}
-	return slices.Equal(a, b)
+	nt := 0
+	for i := range c.all {
+		if number[i] == 0 {
+			number[i] = int32(nt)
+			nt++
+		}
+	}
+	s.small, s.index = c.small, c.index
+	if nt == len(c.all) {
+		// Every topic takes part (the common case): the numbers are the
+		// indexes in all, and the classifier's names serve.
+		s.topics = c.all
+	} else {
+		s.allNumber = number
+		s.topics = make([]string, 0, nt)
+		for i, t := range c.all {
+			if number[i] >= 0 {
+				s.topics = append(s.topics, t)
+			}
+		}
+	}
+	s.counts = make([]int32, nt)
+	s.offset = make([]int32, nt+1)
+	for i, t := range s.topics {
+		n := counts[t]
+		s.counts[i] = n
+		s.offset[i] = s.total
+		s.total += n
+	}
+	s.offset[nt] = s.total
+	return number
 }
 
-// canonicalTopics is a subscription as a set: its names sorted.
-func canonicalTopics(topics []string) string {
-	if len(topics) == 1 {
-		return topics[0]
+// topicNumber returns the number of a topic name, if it has one (it
+// has a partition count and a subscriber).
+func (s *Spec) topicNumber(name string) (int32, bool) {
+	var i int32
+	var ok bool
+	if s.small != nil {
+		i, ok = s.small.get(name)
+	} else {
+		i, ok = s.index[name]
 	}
-	sorted := slices.Clone(topics)
-	slices.Sort(sorted)
-	return strings.Join(sorted, "\x00")
+	if !ok || s.allNumber == nil {
+		return i, ok
+	}
+	t := s.allNumber[i]
+	return t, t >= 0
+}
+
+// setClassTopics gives the classes their topics by number.
+func (s *Spec) setClassTopics(c *classifier, number []int32) {
+	nt := len(s.topics)
+	s.classTopics = make([][]int32, len(c.ends))
+	s.classSub = make([]bool, len(c.ends)*nt)
+	flat := c.flat // renumbered in place
+	for j, t := range flat {
+		flat[j] = number[t] // ascending still: the numbers keep name order
+	}
+	begin := 0
+	for k, end := range c.ends {
+		ts := flat[begin:end:end]
+		for _, t := range ts {
+			s.classSub[k*nt+int(t)] = true
+		}
+		s.classTopics[k] = ts
+		begin = end
+	}
+}
+
+// compileOwned sets every member's owned partitions (of the numbered
+// topics), ascending, all in one array.
+func (s *Spec) compileOwned(g *Group) {
+	n := len(g.Members)
+	var owned []int32 // allocated at the first owned partition
+	start := make([]int32, n+1)
+	for i, m := range g.Members {
+		if len(m.Owned) > 0 {
+			if owned == nil {
+				owned = make([]int32, 0, s.total) // each partition has one owner at most
+			}
+			owned = s.appendOwned(owned, i, m.Owned)
+		}
+		start[i+1] = int32(len(owned))
+	}
+	s.ownedParts, s.ownedStart = owned, start
+}
+
+// owned returns member m's owned partitions, ascending (none if they
+// were not compiled). The slice is the Spec's own.
+func (s *Spec) owned(m int) []int32 {
+	if s.ownedStart == nil {
+		return nil
+	}
+	begin, end := s.ownedStart[m], s.ownedStart[m+1]
+	return s.ownedParts[begin:end:end]
+}
+
+// appendOwned appends member m's owned partitions, ascending.
+func (s *Spec) appendOwned(owned []int32, m int, byTopic map[string][]int32) []int32 {
+	begin := len(owned)
+	// A member mostly owns partitions of most of the topics it subscribes
+	// to (after a rebalance of a group with more partitions than
+	// members): then looking those topics up in order is cheaper than
+	// ranging over the map and sorting, and gives the partitions in order
+	// if each topic's are.
+	subs := s.subs(m)
+	lookUp := len(subs) <= 2*len(byTopic)
+	inOrder := lookUp
+	found := 0
+	if lookUp {
+		for _, t := range subs {
+			ps, ok := byTopic[s.topics[t]]
+			if !ok {
+				continue
+			}
+			found++
+			for j, p := range ps {
+				if j > 0 && p < ps[j-1] {
+					inOrder = false
+				}
+				owned = append(owned, s.offset[t]+p)
+			}
+		}
+	}
+	if found < len(byTopic) {
+		// The others: all of them, or those of numbered topics the member
+		// no longer subscribes to.
+		inOrder = false
+		for name, ps := range byTopic {
+			t, ok := s.topicNumber(name)
+			if !ok || lookUp && s.subscribes(m, t) {
+				continue
+			}
+			for _, p := range ps {
+				owned = append(owned, s.offset[t]+p)
+			}
+		}
+	}
+	if !inOrder {
+		slices.Sort(owned[begin:])
+	}
+	return owned
 }
 
 // NumMembers returns the number of members.
@@ -264,11 +295,14 @@ func (s *Spec) subscribes(m int, t int32) bool {
 // nextRun returns the topic of ps[0] and how many of ps, ascending
 // partition numbers, are of that topic. t is where the search for the
 // topic starts: 0, or the topic of the partitions before ps.
-func (s *Spec) nextRun(ps []int32, t int32) (int32, int) {
-	for s.offset[t+1] <= ps[0] {
+func (s *Spec) nextRun(ps []int32, t int32) (int32, int) { return nextRun(s.offset, ps, t) }
+
+// nextRun is Spec.nextRun on the offsets of the topics' partition 0.
+func nextRun(offset, ps []int32, t int32) (int32, int) {
+	for offset[t+1] <= ps[0] {
 		t++
 	}
-	end := s.offset[t+1]
+	end := offset[t+1]
 	n := 1
 	for n < len(ps) && ps[n] < end {
 		n++
@@ -283,7 +317,7 @@ func (s *Spec) topicOf(gp int32) int32 {
 }
 
 // sortedByID returns the members sorted by member id: the precomputed
-// order if there is one, else a fresh one.
+// order if there is one (do not modify it), else a fresh one.
 func (s *Spec) sortedByID() []int32 {
 	if s.byID != nil {
 		return s.byID
@@ -300,12 +334,15 @@ func (s *Spec) previousOwners() []int32 {
 	if s.owner != nil {
 		return s.owner
 	}
-	owner := make([]int32, s.total)
-	for i := range owner {
-		owner[i] = -1
-	}
-	for m, ps := range s.owned {
-		for _, gp := range ps {
+	return s.fillPreviousOwners(make([]int32, s.total))
+}
+
+// fillPreviousOwners sets owner (one entry per partition) to the owner
+// of each partition before this rebalance (-1: none) and returns it.
+func (s *Spec) fillPreviousOwners(owner []int32) []int32 {
+	setNobody(owner)
+	for m := range s.members {
+		for _, gp := range s.owned(m) {
 			owner[gp] = int32(m)
 		}
 	}
@@ -314,10 +351,14 @@ func (s *Spec) previousOwners() []int32 {
 
 // memberInfoOrder returns all members sorted as Kafka's MemberInfo
 // compares them: static members (with an instance id) first, by instance
-// id; then the others by member id. With the order by id precomputed, it
-// sorts a copy of it, as Kafka sorts the coordinator's member ids (little
-// work when few members are static).
+// id; then the others by member id. Without static members that is the
+// order by id (sortedByID's: do not modify it). With the order by id
+// precomputed, it sorts a copy of it, as Kafka sorts the coordinator's
+// member ids (little work when few members are static).
 func (s *Spec) memberInfoOrder() []int32 {
+	if s.inst == nil {
+		return s.sortedByID() // no static members
+	}
 	if s.byID != nil {
 		out := slices.Clone(s.byID)
 		slices.SortFunc(out, s.compareMemberInfo)
@@ -347,58 +388,6 @@ func (s *Spec) compareMemberInfo(a, b int32) int {
 		return 1
 	}
 	return strings.Compare(s.members[a], s.members[b])
-}
-
-// sortByKey sorts members (indexes into keys) by their keys. It sorts
-// numbers, not strings: each member's number holds, in its high bits, the
-// first bytes of its key after the prefix that all of them share (ids
-// such as consumer-<n>-<uuid> share one), and its index in the low bits;
-// members whose high bits are equal are then compared in full.
-func sortByKey(members []int32, keys []string) {
-	if len(members) < 2 {
-		return
-	}
-	first := keys[members[0]]
-	prefix := len(first)
-	for _, m := range members[1:] {
-		k := keys[m]
-		n := min(prefix, len(k))
-		i := 0
-		for i < n && k[i] == first[i] {
-			i++
-		}
-		prefix = i
-	}
-	indexBits := bits.Len(uint(len(members) - 1))
-	sorted := make([]uint64, len(members))
-	for i, m := range members {
-		k := keys[m][prefix:]
-		var window uint64 // the 8 bytes after the prefix, big-endian, 0-padded
-		for j := range 8 {
-			window <<= 8
-			if j < len(k) {
-				window |= uint64(k[j])
-			}
-		}
-		sorted[i] = window>>indexBits<<indexBits | uint64(i)
-	}
-	slices.Sort(sorted)
-	mask := uint64(1)<<indexBits - 1
-	byIndex := slices.Clone(members)
-	for i, v := range sorted {
-		members[i] = byIndex[v&mask]
-	}
-	// Equal high bits: compare the keys in full.
-	for i := 0; i < len(sorted); {
-		j := i + 1
-		for j < len(sorted) && sorted[j]>>indexBits == sorted[i]>>indexBits {
-			j++
-		}
-		if j-i > 1 {
-			slices.SortFunc(members[i:j], func(a, b int32) int { return strings.Compare(keys[a], keys[b]) })
-		}
-		i = j
-	}
 }
 
 // allMembers returns 0, 1, ..., members-1.

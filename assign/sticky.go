@@ -62,9 +62,7 @@ func newConstrained(s *Spec, order []int32) *constrained {
 		count:    make([]int, n),
 		owner:    make([]int32, s.total),
 	}
-	for i := range b.owner {
-		b.owner[i] = -1
-	}
+	setNobody(b.owner)
 	return b
 }
 
@@ -73,7 +71,7 @@ func (b *constrained) build() []int32 {
 	s := b.s
 	// Keep owned partitions up to the quotas, in the leader's order.
 	for _, m := range b.order {
-		owned := b.byPartitionThenTopic(s.owned[m])
+		owned := b.byPartitionThenTopic(s.owned(int(m)))
 		switch {
 		case len(owned) < b.minQuota:
 			b.keep(m, owned)
@@ -218,9 +216,7 @@ func newGeneral(s *Spec, order []int32) *general {
 			b.maxSize[m] += int(s.counts[t])
 		}
 	}
-	for i := range b.owner {
-		b.owner[i] = -1
-	}
+	setNobody(b.owner)
 	b.moves.init(s)
 	return b
 }
@@ -283,7 +279,7 @@ func (b *general) build() []int32 {
 	s := b.s
 	// Keep what members own and still subscribe to.
 	for m := range len(s.members) {
-		for _, gp := range s.owned[m] {
+		for _, gp := range s.owned(int(m)) {
 			if !s.subscribes(m, s.topicOf(gp)) {
 				b.revocation = true
 				continue

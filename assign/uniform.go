@@ -35,17 +35,25 @@ func uniformAssign(s *Spec) *Placement {
 // in member order, from the partitions nobody kept (unowned ones first, in
 // topic and partition order, then the revoked ones).
 func uniformHomogeneous(s *Spec, order []int32) *Placement {
-	owner := make([]int32, s.total)
+	ownerBuf := getInts(int(s.total))
+	defer putInts(ownerBuf)
+	owner := *ownerBuf
 	n := len(order)
 	if n == 0 || len(s.topics) == 0 {
 		return placementFromOwners(s, owner[:0])
 	}
-	for i := range owner {
-		owner[i] = -1
+	setNobody(owner)
+	prev := s.owner
+	if prev == nil {
+		prevBuf := getInts(int(s.total))
+		defer putInts(prevBuf)
+		prev = s.fillPreviousOwners(*prevBuf)
 	}
-	prev := s.previousOwners()
-	// The partitions nobody owned, then (appended below) the revoked ones.
-	unassigned := make([]int32, 0, s.total)
+	// The partitions nobody owned, then (appended below) the revoked ones:
+	// each partition once at most.
+	unassignedBuf := getInts(int(s.total))
+	defer putInts(unassignedBuf)
+	unassigned := (*unassignedBuf)[:0]
 	for gp, m := range prev {
 		if m < 0 {
 			unassigned = append(unassigned, int32(gp))
@@ -60,19 +68,29 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 		if hasExtra {
 			quota++
 		}
-		ps := s.owned[m] // ascending: topics by name, partitions ascending
-		for t := int32(0); len(ps) > 0; {
-			var n int
-			t, n = s.nextRun(ps, t)
-			topic := ps[:n]
-			ps = ps[n:]
-			keep := min(len(topic), quota)
-			for _, gp := range topic[:keep] {
+		ps := s.owned(int(m)) // ascending: topics by name, partitions ascending
+		if len(ps) <= quota {
+			// It keeps them all (as the walk below would).
+			for _, gp := range ps {
 				owner[gp] = m
 			}
-			unassigned = append(unassigned, topic[keep:]...)
-			quota -= keep
+			quota -= len(ps)
+		} else {
+			// It keeps up to its quota, topic by topic.
+			for t := int32(0); len(ps) > 0; {
+				var n int
+				t, n = s.nextRun(ps, t)
+				topic := ps[:n]
+				ps = ps[n:]
+				keep := min(len(topic), quota)
+				for _, gp := range topic[:keep] {
+					owner[gp] = m
+				}
+				unassigned = append(unassigned, topic[keep:]...)
+				quota -= keep
+			}
 		}
+
 		// A member that cannot fill its extra slot from what it owns
 		// gives the slot up while enough members follow to take it: the
 		// extra partitions go to members that already own them.
@@ -145,9 +163,7 @@ func newUniformHeterogeneous(s *Spec, order []int32) *uniformHeterogeneous {
 			u.subscribers[t] = append(u.subscribers[t], i)
 		}
 	}
-	for i := range u.owner {
-		u.owner[i] = -1
-	}
+	setNobody(u.owner)
 	return u
 }
 
@@ -168,7 +184,7 @@ func (u *uniformHeterogeneous) topicOrder(x, y int32) int {
 func (u *uniformHeterogeneous) build() *Placement {
 	s := u.s
 	for i, m := range u.members {
-		ps := s.owned[m]
+		ps := s.owned(int(m))
 		for t := int32(0); len(ps) > 0; {
 			var n int
 			t, n = s.nextRun(ps, t)

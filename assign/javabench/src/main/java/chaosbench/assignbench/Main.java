@@ -145,7 +145,7 @@ public final class Main {
      * compiler threads, so that a fixed warm-up can end with the assignor
      * still interpreted or half-compiled. Then it times single runs, at
      * least runs of them and more for measureMillis (up to maxRuns), and
-     * prints their median and minimum. Only the assignor's call is timed,
+     * prints their median, minimum and quartiles. Only the assignor's call is timed,
      * not the preparation of its input.
      */
     static void time(PrintStream out, Case c, String strategy, long warmupMillis, int runs, long measureMillis, int maxRuns) {
@@ -209,7 +209,8 @@ public final class Main {
         }
         ns = Arrays.copyOf(ns, n);
         Arrays.sort(ns);
-        out.println("time " + c.name + " " + strategy + " " + ns[n / 2] + " " + ns[0] + " " + n + " " + warmedMillis);
+        out.println("time " + c.name + " " + strategy + " " + ns[n / 2] + " " + ns[0] + " " + n + " " + warmedMillis
+            + " " + ns[n / 4] + " " + ns[(3 * n) / 4]);
     }
 
     /** The assignment of one run, member -> topic -> partitions. */
