@@ -185,7 +185,7 @@ func (r *Rebalance) add(o Rebalance) {
 // own makes an assignment what the group's members own.
 func own(g *assign.Group, a assign.Assignment) {
 	for i := range g.Members {
-		g.Members[i].Owned = a[g.Members[i].ID]
+		g.Members[i].Owned = a[g.Members[i].ID].Map()
 	}
 }
 
@@ -196,10 +196,8 @@ func busiestMember(a assign.Assignment, shares []float64) (string, float64) {
 	var best string
 	top := -1.0
 	total := 0
-	for _, ts := range a {
-		for _, ps := range ts {
-			total += len(ps)
-		}
+	for _, ma := range a {
+		total += ma.Count()
 	}
 	ids := make([]string, 0, len(a))
 	for id := range a {
@@ -208,7 +206,7 @@ func busiestMember(a assign.Assignment, shares []float64) (string, float64) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		s := 0.0
-		for _, ps := range a[id] {
+		for _, ps := range a[id].All() {
 			for _, p := range ps {
 				if int(p) < len(shares) {
 					s += shares[p]
