@@ -196,7 +196,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if c == nil {
 		c, err = cluster.Open(ctx, clusterOptions(&o, dir))
 		if err != nil {
-			return res, fmt.Errorf("cluster: %w", err)
+			return res, interrupted(ctx, fmt.Errorf("cluster: %w", err))
 		}
 		defer func() {
 			if cerr := c.Close(context.Background()); cerr != nil && err == nil {
@@ -206,7 +206,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	}
 	info, err := c.Info(ctx)
 	if err != nil {
-		return res, fmt.Errorf("cluster: %w", err)
+		return res, interrupted(ctx, fmt.Errorf("cluster: %w", err))
 	}
 	fmt.Fprintf(o.Out, "cluster: %s, Kafka %s (the broker reports %s), %d broker(s) at %s (ready in %s)\n",
 		info.Provider, info.KafkaVersion, info.BrokerVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
@@ -290,6 +290,17 @@ func clusterOptions(o *Options, dir string) cluster.Options {
 		copts.Local.LogDir = filepath.Join(dir, "cluster-logs")
 	}
 	return copts
+}
+
+// interrupted names an error that an interruption caused as the
+// interruption (ErrInterrupted, with its cause), whatever it interrupted:
+// a cluster still starting fails with "context canceled", which says
+// nothing of the SIGINT behind it.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("%w: %v (%v)", ErrInterrupted, context.Cause(ctx), err)
 }
 
 // runCells runs every cell, o.Repeat times each, in order. A failed cell

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,10 +261,13 @@ func TestRunInterruptedIsPartial(t *testing.T) {
 	spec := loadWorkload(t, strings.Replace(everyStep, "duration: 22s", "duration: 60s", 1))
 	results := t.TempDir()
 	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(25*time.Second, func() { cancel(errors.New("interrupted by SIGINT")) })
-	var out strings.Builder
+	// Mid-cell: a few seconds into the traffic, however long the broker
+	// took to start on this host.
+	out := &watchedOutput{want: "group formed", then: func() {
+		time.AfterFunc(5*time.Second, func() { cancel(errors.New("interrupted by SIGINT")) })
+	}}
 	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary,
-		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: &out})
+		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: out})
 	if !errors.Is(err, runner.ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrInterrupted\n%s", err, out.String())
 	}
@@ -282,6 +286,33 @@ func TestRunInterruptedIsPartial(t *testing.T) {
 	if ps := processesMatching(t, res.Dir); len(ps) > 0 {
 		t.Errorf("processes of the run left running: %q", ps)
 	}
+}
+
+// watchedOutput is a run's output that calls then, once, when the output
+// first holds want.
+type watchedOutput struct {
+	want string
+	then func()
+	mu   sync.Mutex
+	b    strings.Builder
+	seen bool
+}
+
+func (w *watchedOutput) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if !w.seen && strings.Contains(w.b.String(), w.want) {
+		w.seen = true
+		w.then()
+	}
+	return len(p), nil
+}
+
+func (w *watchedOutput) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 // processesMatching returns the command lines of the running processes

@@ -103,8 +103,12 @@ func (c *cellRun) onTarget(s workloads.PlannedStep, action, target string, param
 }
 
 // resolve turns a step's target into a member name: owner:<p> is the
-// member that owns partition p now, by the members' own histories.
-func (c *cellRun) resolve(target string) (string, map[string]any, error) {
+// member that owns partition p now, by the members' own histories. In a
+// rebalance nobody owns p for a moment (revoked, not yet assigned), so
+// resolve waits for an owner, at most a session timeout and a second:
+// longer than that, the group has lost the partition, and the step fails
+// saying so.
+func (c *cellRun) resolve(ctx context.Context, target string) (string, map[string]any, error) {
 	p, ok := strings.CutPrefix(target, "owner:")
 	if !ok {
 		return target, nil, nil
@@ -113,15 +117,25 @@ func (c *cellRun) resolve(target string) (string, map[string]any, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("target %q: bad partition", target)
 	}
-	o, err := readOwnership(c.histDir, c.fleet.alive(), c.incOf)
-	if err != nil {
-		return "", nil, err
+	patience := c.opts.Spec.Consumer.SessionTimeout + time.Second
+	deadline := time.Now().Add(patience)
+	for {
+		o, err := readOwnership(c.histDir, c.fleet.alive(), c.incOf)
+		if err != nil {
+			return "", nil, err
+		}
+		if name, ok := o.owner[int32(part)]; ok {
+			return name, map[string]any{"owner_of": part}, nil
+		}
+		if time.Now().After(deadline) {
+			return "", nil, fmt.Errorf("target %s: no member owned partition %d within %v", target, part, patience)
+		}
+		select {
+		case <-ctx.Done():
+			return "", nil, fmt.Errorf("target %s: %w", target, context.Cause(ctx))
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	name, ok := o.owner[int32(part)]
-	if !ok {
-		return "", nil, fmt.Errorf("target %s: no member owns partition %d now", target, part)
-	}
-	return name, map[string]any{"owner_of": part}, nil
 }
 
 // execute carries out one step of the plan. An action with a tail leaves
@@ -133,7 +147,7 @@ func (c *cellRun) execute(ctx context.Context, s workloads.PlannedStep, tails *s
 	}
 	switch s.Action {
 	case vocab.ActionKill, vocab.ActionStop, vocab.ActionPause, vocab.ActionSlow, vocab.ActionRestart:
-		name, extra, err := c.resolve(s.Target)
+		name, extra, err := c.resolve(ctx, s.Target)
 		for k, v := range extra {
 			params[k] = v
 		}
