@@ -2,10 +2,8 @@ package report
 
 import (
 	"bytes"
-	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -69,24 +67,8 @@ func WriteCapacity(c *Capacity) error {
 	if err != nil {
 		return err
 	}
-	plots := filepath.Join(c.Dir, PlotDir)
-	if err := os.MkdirAll(plots, 0o755); err != nil {
+	if err := writeFigures(c.Dir, figs); err != nil {
 		return err
-	}
-	for _, f := range figs {
-		var png, svg bytes.Buffer
-		if err := f.PNG(&png); err != nil {
-			return fmt.Errorf("figure %s: %w", f.Name, err)
-		}
-		if err := f.SVG(&svg); err != nil {
-			return fmt.Errorf("figure %s: %w", f.Name, err)
-		}
-		if err := writeFile(filepath.Join(plots, f.Name+".png"), png.Bytes()); err != nil {
-			return err
-		}
-		if err := writeFile(filepath.Join(plots, f.Name+".svg"), svg.Bytes()); err != nil {
-			return err
-		}
 	}
 	var md bytes.Buffer
 	if err := WriteCapacityMarkdown(&md, c); err != nil {

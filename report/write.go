@@ -28,24 +28,8 @@ func WriteAll(r *Run) error {
 	if err := r.WriteSummaries(); err != nil {
 		return err
 	}
-	plots := filepath.Join(r.Dir, PlotDir)
-	if err := os.MkdirAll(plots, 0o755); err != nil {
+	if err := writeFigures(r.Dir, figs); err != nil {
 		return err
-	}
-	for _, f := range figs {
-		var png, svg bytes.Buffer
-		if err := f.PNG(&png); err != nil {
-			return fmt.Errorf("figure %s: %w", f.Name, err)
-		}
-		if err := f.SVG(&svg); err != nil {
-			return fmt.Errorf("figure %s: %w", f.Name, err)
-		}
-		if err := writeFile(filepath.Join(plots, f.Name+".png"), png.Bytes()); err != nil {
-			return err
-		}
-		if err := writeFile(filepath.Join(plots, f.Name+".svg"), svg.Bytes()); err != nil {
-			return err
-		}
 	}
 	var md bytes.Buffer
 	if err := WriteMarkdown(&md, r, PlotDir); err != nil {
@@ -66,3 +50,28 @@ func WriteAll(r *Run) error {
 }
 
 func writeFile(path string, b []byte) error { return runfolder.WriteFile(path, b) }
+
+// writeFigures writes every figure under dir/plots as PNG and SVG, each
+// to a temporary name renamed into place.
+func writeFigures(dir string, figs []*Figure) error {
+	plots := filepath.Join(dir, PlotDir)
+	if err := os.MkdirAll(plots, 0o755); err != nil {
+		return err
+	}
+	for _, f := range figs {
+		var png, svg bytes.Buffer
+		if err := f.PNG(&png); err != nil {
+			return fmt.Errorf("figure %s: %w", f.Name, err)
+		}
+		if err := f.SVG(&svg); err != nil {
+			return fmt.Errorf("figure %s: %w", f.Name, err)
+		}
+		if err := writeFile(filepath.Join(plots, f.Name+".png"), png.Bytes()); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(plots, f.Name+".svg"), svg.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
