@@ -9,8 +9,9 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,11 +103,7 @@ var franzRefused = []struct{ prefix, instead string }{
 
 // checkFranzKeys refuses security properties FranzOpts cannot apply.
 func (p Props) checkFranzKeys() error {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(p))
 	for _, k := range keys {
 		if franzKeys[k] {
 			continue

@@ -5,7 +5,9 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,11 +104,7 @@ var javaRefused = []struct{ key, instead string }{
 // checkJavaKeys refuses what Kafka's Java client has no counterpart of,
 // and a librdkafka name given with the Java name it becomes.
 func (p Props) checkJavaKeys() error {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(p))
 	for _, k := range keys {
 		for _, r := range javaRefused {
 			if k == r.key {

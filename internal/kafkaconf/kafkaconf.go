@@ -16,7 +16,8 @@ package kafkaconf
 import (
 	"flag"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -109,11 +110,7 @@ func (ff fileFlag) Set(path string) error {
 
 // String renders the properties sorted by key, with secrets masked.
 func (p Props) String() string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(p))
 	var b strings.Builder
 	for i, k := range keys {
 		if i > 0 {
