@@ -4,7 +4,7 @@
 # provider's three brokers), each run and its report into one folder;
 # then chaos scenarios puts them side by side, scenarios by strategies,
 # and judges every scenario's predictions (SCENARIOS_DIR/scenarios.md;
-# exit status 1 when one did not hold). About two hours on two cores.
+# exit status 1 when one did not hold). About an hour on two cores.
 # SCENARIOS=workloads/scenarios/crash.yaml runs a subset.
 SCENARIOS       ?= $(sort $(wildcard workloads/scenarios/*.yaml))
 SCENARIOS_FLAGS ?=
