@@ -35,6 +35,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
@@ -54,23 +56,40 @@ type measurement struct {
 	startup time.Duration
 }
 
+// options are the benchmark's flags.
+type options struct {
+	records, rounds, partitions, valueSize int
+	clients                                []string
+	linger, batch                          int
+	bin, baseline                          string
+	keep, ceiling                          bool
+}
+
 func main() {
-	records := flag.Int("records", 1_000_000, "records per run")
-	rounds := flag.Int("rounds", 5, "runs of each contestant, the order rotating")
-	partitions := flag.Int("partitions", 6, "partitions of each run's topic")
-	valueSize := flag.Int("value-size", 100, "value size, bytes")
+	var o options
+	flag.IntVar(&o.records, "records", 1_000_000, "records per run")
+	flag.IntVar(&o.rounds, "rounds", 5, "runs of each contestant, the order rotating")
+	flag.IntVar(&o.partitions, "partitions", 6, "partitions of each run's topic")
+	flag.IntVar(&o.valueSize, "value-size", 100, "value size, bytes")
 	clients := flag.String("clients", "confluent,franz", "loadgen's clients to measure, comma-separated: confluent, franz")
-	linger := flag.Int("linger-ms", 5, "linger.ms of both producers (Kafka's default)")
-	batch := flag.Int("batch-size", 1000000, "batch.size of both producers (librdkafka's default; Kafka's Java default is 16384)")
-	bin := flag.String("loadgen", "bin/loadgen", "the loadgen binary")
-	baseline := flag.String("baseline", "", "an earlier loadgen binary, measured beside --loadgen with the same clients: before and after in one run")
-	keep := flag.Bool("keep", false, "keep the working folder (histories, logs)")
+	flag.IntVar(&o.linger, "linger-ms", 5, "linger.ms of both producers (Kafka's default)")
+	flag.IntVar(&o.batch, "batch-size", 1000000, "batch.size of both producers (librdkafka's default; Kafka's Java default is 16384)")
+	flag.StringVar(&o.bin, "loadgen", "bin/loadgen", "the loadgen binary")
+	flag.StringVar(&o.baseline, "baseline", "", "an earlier loadgen binary, measured beside --loadgen with the same clients: before and after in one run")
+	flag.BoolVar(&o.keep, "keep", false, "keep the working folder (histories, logs)")
 	profile := flag.String("profile", "", "a new folder for a Go CPU profile of every loadgen run (<topic>.pprof) and the CPU of every producing process by thread (<topic>.threads.txt)")
-	ceiling := flag.Bool("client-ceiling", false, "also measure confluent-kafka-go alone (no loadgen) on the same keyed records, with no header, the three values in one header, and the three headers")
+	flag.BoolVar(&o.ceiling, "client-ceiling", false, "also measure confluent-kafka-go alone (no loadgen) on the same keyed records, with no header, the three values in one header, and the three headers")
 	flag.Parse()
-	if *records < 1 || *rounds < 1 || *partitions < 1 || *valueSize < 1 {
+	o.clients = strings.Split(*clients, ",")
+	if o.records < 1 || o.rounds < 1 || o.partitions < 1 || o.valueSize < 1 {
 		fmt.Fprintln(os.Stderr, "bench-producer: --records, --rounds, --partitions and --value-size must be >= 1")
 		os.Exit(2)
+	}
+	for _, client := range o.clients {
+		if !slices.Contains(vocab.ProducerClientNames(), client) {
+			fmt.Fprintf(os.Stderr, "bench-producer: --clients: %q: expected %s\n", client, strings.Join(vocab.ProducerClientNames(), " or "))
+			os.Exit(2)
+		}
 	}
 	if *profile != "" {
 		if err := os.Mkdir(*profile, 0o755); err != nil {
@@ -79,7 +98,7 @@ func main() {
 		}
 		profileDir = *profile
 	}
-	if err := run(*records, *rounds, *partitions, *valueSize, strings.Split(*clients, ","), *linger, *batch, *bin, *baseline, *keep, *ceiling); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-producer:", err)
 		os.Exit(1)
 	}
@@ -115,9 +134,67 @@ func runProducer(cmd *exec.Cmd, name string) error {
 	return err
 }
 
-func run(records, rounds, partitions, valueSize int, clients []string, linger, batch int, bin, baseline string, keep, ceiling bool) error {
-	bins := map[string]string{}
-	for kind, path := range map[string]string{"loadgen": bin, "base": baseline} {
+// bench is one run of the benchmark: its broker, its contestants (tools:
+// loadgen-<client>, base-<client>, java, raw-<variant>) and what each
+// measured.
+type bench struct {
+	o         options
+	bins      map[string]string // "loadgen" and "base": absolute paths
+	java      string
+	dist      cluster.Dist
+	work      string
+	c         *cluster.Local
+	adm       *kadm.Client
+	workloads map[string]string // client: its workload file
+	tools     []string
+	ms        []measurement
+}
+
+func run(o options) error {
+	b := &bench{o: o, bins: map[string]string{}, workloads: map[string]string{}}
+	if err := b.find(); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "chaosbench-bench-producer-")
+	if err != nil {
+		return err
+	}
+	b.work = work
+	if o.keep {
+		fmt.Printf("working folder: %s\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	fmt.Printf("starting a local Kafka %s broker...\n", b.dist.Version)
+	if b.c, err = cluster.StartLocal(context.Background(), cluster.LocalConfig{Dir: filepath.Join(work, "kafka"), HeapMB: 1024}); err != nil {
+		return err
+	}
+	defer func() {
+		if err := b.c.Close(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "stop broker:", err)
+		}
+	}()
+	if b.adm, err = cluster.NewAdmin(b.c.Bootstrap(), nil); err != nil {
+		return err
+	}
+	defer b.adm.Close()
+	if err := b.contestants(); err != nil {
+		return err
+	}
+	b.header()
+	if err := b.warmUp(); err != nil {
+		return err
+	}
+	if err := b.measure(); err != nil {
+		return err
+	}
+	b.summary()
+	return nil
+}
+
+// find locates the loadgen binaries, Java and the Kafka distribution.
+func (b *bench) find() error {
+	for kind, path := range map[string]string{"loadgen": b.o.bin, "base": b.o.baseline} {
 		if path == "" {
 			continue
 		}
@@ -128,55 +205,26 @@ func run(records, rounds, partitions, valueSize int, clients []string, linger, b
 		if _, err := os.Stat(abs); err != nil {
 			return fmt.Errorf("%w (make build)", err)
 		}
-		bins[kind] = abs
+		b.bins[kind] = abs
 	}
-	java, err := cluster.JavaCommand()
-	if err != nil {
+	var err error
+	if b.java, err = cluster.JavaCommand(); err != nil {
 		return err
 	}
-	dist, err := cluster.FindDist()
-	if err != nil {
-		return err
-	}
-	work, err := os.MkdirTemp("", "chaosbench-bench-producer-")
-	if err != nil {
-		return err
-	}
-	if keep {
-		fmt.Printf("working folder: %s\n", work)
-	} else {
-		defer os.RemoveAll(work)
-	}
+	b.dist, err = cluster.FindDist()
+	return err
+}
 
-	ctx := context.Background()
-	fmt.Printf("starting a local Kafka %s broker...\n", dist.Version)
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Dir: filepath.Join(work, "kafka"), HeapMB: 1024})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := c.Close(context.Background()); err != nil {
-			fmt.Fprintln(os.Stderr, "stop broker:", err)
+// contestants lists the tools and writes each loadgen client's workload.
+func (b *bench) contestants() error {
+	o := b.o
+	for _, client := range o.clients {
+		b.workloads[client] = filepath.Join(b.work, "bench-"+client+".yaml")
+		b.tools = append(b.tools, "loadgen-"+client)
+		if b.bins["base"] != "" {
+			b.tools = append(b.tools, "base-"+client)
 		}
-	}()
-	adm, err := cluster.NewAdmin(c.Bootstrap(), nil)
-	if err != nil {
-		return err
-	}
-	defer adm.Close()
-
-	workloads := map[string]string{}
-	tools := []string{}
-	for _, client := range clients {
-		if !slices.Contains(vocab.ProducerClientNames(), client) {
-			return fmt.Errorf("--clients: %q: expected %s", client, strings.Join(vocab.ProducerClientNames(), " or "))
-		}
-		workloads[client] = filepath.Join(work, "bench-"+client+".yaml")
-		tools = append(tools, "loadgen-"+client)
-		if bins["base"] != "" {
-			tools = append(tools, "base-"+client)
-		}
-		if err := os.WriteFile(workloads[client], fmt.Appendf(nil, `name: bench-producer
+		if err := os.WriteFile(b.workloads[client], fmt.Appendf(nil, `name: bench-producer
 seed: 1
 records: %d
 topic: {partitions: %d}
@@ -191,92 +239,109 @@ producer:
   linger: %dms
   batch_size: %d
   partitioner: murmur2
-`, records, partitions, valueSize, client, linger, batch), 0o644); err != nil {
+`, o.records, o.partitions, o.valueSize, client, o.linger, o.batch), 0o644); err != nil {
 			return err
 		}
 	}
-	tools = append(tools, "java")
-	if ceiling {
-		tools = append(tools, "raw-confluent", "raw-confluent-1hdr", "raw-confluent-headers")
+	b.tools = append(b.tools, "java")
+	if o.ceiling {
+		b.tools = append(b.tools, "raw-confluent", "raw-confluent-1hdr", "raw-confluent-headers")
 	}
+	return nil
+}
+
+func (b *bench) header() {
+	o := b.o
 	fmt.Printf("%d records of %d bytes, acks=all, idempotence, max.in.flight=5, linger.ms=%d, batch.size=%d, %d partitions, one broker;\n",
-		records, valueSize, linger, batch, partitions)
-	fmt.Printf("no compression, no other Kafka setting on either side; %d rounds, the order rotating; load average %s\n", rounds, loadavg())
+		o.records, o.valueSize, o.linger, o.batch, o.partitions)
+	fmt.Printf("no compression, no other Kafka setting on either side; %d rounds, the order rotating; load average %s\n", o.rounds, loadavg())
 	fmt.Printf("CPU: user+system time of the producing process alone (loadgen, or the JVM of ProducerPerformance), start to exit\n\n")
+}
 
-	// one runs one contestant on a fresh topic.
-	one := func(tool, topic string, n int) (measurement, error) {
-		tctx, cancel := context.WithTimeout(ctx, time.Minute)
-		err := cluster.CreateTopic(tctx, adm, topic, int32(partitions), 1, nil)
-		cancel()
-		if err != nil {
-			return measurement{}, err
-		}
-		var m measurement
-		switch kind, client, _ := strings.Cut(tool, "-"); kind {
-		case "loadgen", "base":
-			m, err = runLoadgen(bins[kind], c.Bootstrap(), topic, workloads[client], filepath.Join(work, topic), "--records", strconv.Itoa(n))
-		case "raw":
-			hdrs := map[string]int{"confluent": 0, "confluent-1hdr": 1, "confluent-headers": 3}[client]
-			m, err = confluentCeiling(c.Bootstrap(), topic, n, partitions, valueSize, linger, batch, hdrs)
-			m.mbPerSec = m.recordsPerSec * float64(valueSize) / (1 << 20)
-		default:
-			m, err = runJava(java, dist.Classpath(), c.Bootstrap(), topic, n, valueSize, linger, batch)
-		}
-		m.tool = tool
-		// Drop the topic so that every run starts on an empty log.
-		if _, derr := adm.DeleteTopics(ctx, topic); err == nil {
-			err = derr
-		}
-		return m, err
+// one runs one contestant on a fresh topic, which it drops after.
+func (b *bench) one(tool, topic string, n int) (measurement, error) {
+	o := b.o
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	err := cluster.CreateTopic(ctx, b.adm, topic, int32(o.partitions), 1, nil)
+	cancel()
+	if err != nil {
+		return measurement{}, err
 	}
+	var m measurement
+	switch kind, client, _ := strings.Cut(tool, "-"); kind {
+	case "loadgen", "base":
+		m, err = runLoadgen(b.bins[kind], b.c.Bootstrap(), topic, b.workloads[client], filepath.Join(b.work, topic), "--records", strconv.Itoa(n))
+	case "raw":
+		hdrs := map[string]int{"confluent": 0, "confluent-1hdr": 1, "confluent-headers": 3}[client]
+		m, err = confluentCeiling(b.c.Bootstrap(), topic, n, o.partitions, o.valueSize, o.linger, o.batch, hdrs)
+		m.mbPerSec = m.recordsPerSec * float64(o.valueSize) / (1 << 20)
+	default:
+		m, err = runJava(b.java, b.dist.Classpath(), b.c.Bootstrap(), topic, n, o.valueSize, o.linger, o.batch)
+	}
+	m.tool = tool
+	// Drop the topic so that every run starts on an empty log.
+	if _, derr := b.adm.DeleteTopics(context.Background(), topic); err == nil {
+		err = derr
+	}
+	return m, err
+}
 
-	// A warm-up run of each contestant, not counted: the broker's first
-	// idempotent producer waits for its coordinator to load, and the JVM
-	// and page cache warm up.
-	for _, tool := range tools {
+// warmUp runs each contestant once, not counted: the broker's first
+// idempotent producer waits for its coordinator to load, and the JVM and
+// page cache warm up.
+func (b *bench) warmUp() error {
+	for _, tool := range b.tools {
 		if strings.HasPrefix(tool, "raw-") {
 			continue
 		}
-		if _, err := one(tool, "bench-warmup-"+tool, min(records, 50000)); err != nil {
+		if _, err := b.one(tool, "bench-warmup-"+tool, min(b.o.records, 50000)); err != nil {
 			return fmt.Errorf("warm-up, %s: %w", tool, err)
 		}
 	}
+	return nil
+}
 
-	// Every round runs each contestant once, the order rotating, each run
-	// preceded by a one-record run of the same contestant: the CPU a
-	// process spends whatever it sends (start-up, connecting, closing),
-	// so that the CPU of sending alone is known too.
-	var ms []measurement
-	for round := 1; round <= rounds; round++ {
-		k := (round - 1) % len(tools)
-		order := append(append([]string(nil), tools[k:]...), tools[:k]...)
+// measure runs the rounds. Every round runs each contestant once, the
+// order rotating, each run preceded by a one-record run of the same
+// contestant: the CPU a process spends whatever it sends (start-up,
+// connecting, closing), so that the CPU of sending alone is known too.
+func (b *bench) measure() error {
+	records := b.o.records
+	for round := 1; round <= b.o.rounds; round++ {
+		k := (round - 1) % len(b.tools)
+		order := append(append([]string(nil), b.tools[k:]...), b.tools[:k]...)
 		for _, tool := range order {
 			var startup time.Duration
 			if !strings.HasPrefix(tool, "raw-") {
-				m, err := one(tool, fmt.Sprintf("bench-startup-%s-%d", tool, round), 1)
+				m, err := b.one(tool, fmt.Sprintf("bench-startup-%s-%d", tool, round), 1)
 				if err != nil {
 					return fmt.Errorf("round %d, %s, one record: %w", round, tool, err)
 				}
 				startup = m.cpu
 			}
-			m, err := one(tool, fmt.Sprintf("bench-%s-%d", tool, round), records)
+			m, err := b.one(tool, fmt.Sprintf("bench-%s-%d", tool, round), records)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
 			}
 			m.round, m.startup = round, startup
-			ms = append(ms, m)
+			b.ms = append(b.ms, m)
 			fmt.Printf("round %d  %-30s %9.0f records/s  %6.2f MB/s  CPU %6.2fs (1 record: %5.2fs)  %9.0f records/CPU-s  %9.0f net\n",
 				round, label(m.tool), m.recordsPerSec, m.mbPerSec, m.cpu.Seconds(), m.startup.Seconds(), perCPU(m, records), perCPUNet(m, records))
 		}
 	}
+	return nil
+}
 
+// summary prints every contestant's spread over the rounds, then its
+// ratios to ProducerPerformance and, with a baseline, to the baseline.
+func (b *bench) summary() {
+	ms, records := b.ms, b.o.records
 	rate := func(m measurement) float64 { return m.recordsPerSec }
 	cpuRate := func(m measurement) float64 { return perCPU(m, records) }
 	netRate := func(m measurement) float64 { return perCPUNet(m, records) }
-	fmt.Printf("\nover %d rounds: median [min - max]; load average %s\n", rounds, loadavg())
+	fmt.Printf("\nover %d rounds: median [min - max]; load average %s\n", b.o.rounds, loadavg())
 	fmt.Printf("  %-30s %-26s %-26s %-26s %s\n", "", "records/s", "records per CPU-second", "net of the 1-record run", "CPU of a 1-record run")
-	for _, tool := range tools {
+	for _, tool := range b.tools {
 		fmt.Printf("  %-30s %-26s %-26s %-26s %s\n", label(tool), spread(values(ms, tool, rate), "%.0f"), spread(values(ms, tool, cpuRate), "%.0f"),
 			spread(values(ms, tool, netRate), "%.0f"), spread(values(ms, tool, func(m measurement) float64 { return m.startup.Seconds() }), "%.2fs"))
 	}
@@ -284,21 +349,20 @@ producer:
 	// run of the same round: both met the same neighbours, or nearly.
 	fmt.Printf("\nratio to ProducerPerformance, round by round: median [min - max] (rounds above 1)\n")
 	fmt.Printf("  %-30s %-28s %-28s %s\n", "", "records/s", "records per CPU-second", "net of the 1-record run")
-	for _, tool := range tools {
+	for _, tool := range b.tools {
 		if tool == "java" {
 			continue
 		}
 		fmt.Printf("  %-30s %-28s %-28s %s\n", label(tool), ratioSpread(ratios(ms, tool, rate)), ratioSpread(ratios(ms, tool, cpuRate)), ratioSpread(ratios(ms, tool, netRate)))
 	}
-	if bins["base"] != "" {
+	if b.bins["base"] != "" {
 		fmt.Printf("\nratio to the baseline loadgen, round by round: median [min - max] (rounds above 1)\n")
-		for _, client := range clients {
-			a, b := "loadgen-"+client, "base-"+client
-			fmt.Printf("  %-30s %-28s %-28s %s\n", label(a), ratioSpread(ratiosTo(ms, a, b, rate)),
-				ratioSpread(ratiosTo(ms, a, b, cpuRate)), ratioSpread(ratiosTo(ms, a, b, netRate)))
+		for _, client := range b.o.clients {
+			a, base := "loadgen-"+client, "base-"+client
+			fmt.Printf("  %-30s %-28s %-28s %s\n", label(a), ratioSpread(ratiosTo(ms, a, base, rate)),
+				ratioSpread(ratiosTo(ms, a, base, cpuRate)), ratioSpread(ratiosTo(ms, a, base, netRate)))
 		}
 	}
-	return nil
 }
 
 func perCPU(m measurement, records int) float64 {
