@@ -67,6 +67,12 @@ func main() {
 	flag.StringVar(&o.chaos, "chaos", "bin/chaos", "the chaos binary (make build)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working folder (histories, logs)")
 	flag.Parse()
+	for _, c := range strings.Split(o.clients, ",") {
+		if c != "confluent" && c != "franz" {
+			fmt.Fprintf(os.Stderr, "bench-member: --clients: %q: expected confluent or franz\n", c)
+			os.Exit(2)
+		}
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-member:", err)
 		os.Exit(1)
@@ -120,11 +126,6 @@ func run(o options) error {
 		return err
 	}
 	clients := strings.Split(o.clients, ",")
-	for _, c := range clients {
-		if c != "confluent" && c != "franz" {
-			return fmt.Errorf("--clients: %q: expected confluent or franz", c)
-		}
-	}
 	work, err := os.MkdirTemp("", "chaosbench-bench-member-")
 	if err != nil {
 		return err
@@ -159,6 +160,18 @@ func run(o options) error {
 		o.records, o.valueSize, o.partitions, o.strategy, o.policy, o.maxPoll)
 	fmt.Printf("%d measured rounds after one warm-up, member and bare consumer alternating (the first side alternates too)\n\n", o.rounds)
 
+	ms, err := measure(ctx, adm, chaos, self, c.Bootstrap(), topic, work, clients, o)
+	if err != nil {
+		return err
+	}
+	summarize(ms, clients, o.rounds)
+	return nil
+}
+
+// measure drains the topic with each side of each client, one warm-up
+// round and then o.rounds measured ones, the first side alternating from
+// round to round, and returns the measured drains.
+func measure(ctx context.Context, adm *kadm.Client, chaos, self, bootstrap, topic, work string, clients []string, o options) ([]measurement, error) {
 	var ms []measurement
 	for round := 0; round <= o.rounds; round++ {
 		for _, client := range clients {
@@ -167,9 +180,9 @@ func run(o options) error {
 				slices.Reverse(sides)
 			}
 			for _, side := range sides {
-				m, err := drain(ctx, adm, chaos, self, c.Bootstrap(), topic, work, side, client, round, o)
+				m, err := drain(ctx, adm, chaos, self, bootstrap, topic, work, side, client, round, o)
 				if err != nil {
-					return fmt.Errorf("round %d, %s %s: %w", round, client, side, err)
+					return nil, fmt.Errorf("round %d, %s %s: %w", round, client, side, err)
 				}
 				what := fmt.Sprintf("round %d", round)
 				if round == 0 {
@@ -182,7 +195,13 @@ func run(o options) error {
 			}
 		}
 	}
-	fmt.Printf("\nmedian [min – max] of %d rounds:\n", o.rounds)
+	return ms, nil
+}
+
+// summarize prints, per client and metric, each side's spread over the
+// rounds and the member's ratio to the bare consumer.
+func summarize(ms []measurement, clients []string, rounds int) {
+	fmt.Printf("\nmedian [min – max] of %d rounds:\n", rounds)
 	for _, client := range clients {
 		pick := func(side string, f func(measurement) float64) []float64 {
 			var xs []float64
@@ -208,7 +227,6 @@ func run(o options) error {
 				spread(mem), spread(bar), median(mem)/median(bar), 100*(1-median(mem)/median(bar)), spreadRatio(ratios))
 		}
 	}
-	return nil
 }
 
 // preload creates the topic and fills it with a workload's records (keys,
