@@ -69,6 +69,33 @@ func Sample(ctx context.Context, cfg SampleConfig) (*workloads.KeySample, error)
 	if err != nil {
 		return nil, err
 	}
+	s, start, want, err := samplePlan(cfg, from, end)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(append(opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: start}))...)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	sampleRead(ctx, cl, cfg, s, want)
+	if s.Records == 0 {
+		return nil, fmt.Errorf("topic %s: no record could be read", cfg.Topic)
+	}
+	return s, nil
+}
+
+// samplePlan sizes the sample from each partition's window [from, end): the
+// latest part of each, in proportion, so that about cfg.Records are read.
+// It returns the empty sample, where each partition's reading starts, and
+// the offset after the last record to read of each partition that has
+// one.
+func samplePlan(cfg SampleConfig, from, end []int64) (*workloads.KeySample, map[int32]kgo.Offset, map[int32]int64, error) {
 	n := len(end)
 	s := &workloads.KeySample{Topic: cfg.Topic, Partitions: n, Window: make([]int64, n),
 		Keys: map[string]int64{}, KeyPartition: map[string]int32{}}
@@ -82,12 +109,11 @@ func Sample(ctx context.Context, cfg SampleConfig) (*workloads.KeySample, error)
 		if cfg.Since > 0 {
 			what = fmt.Sprintf("no record was appended in the last %s (--since)", cfg.Since)
 		}
-		return nil, fmt.Errorf("topic %s: %s: nothing to sample", cfg.Topic, what)
+		return nil, nil, nil, fmt.Errorf("topic %s: %s: nothing to sample", cfg.Topic, what)
 	}
-	// The latest part of each partition's window, in proportion.
 	frac := math.Min(1, float64(cfg.Records)/float64(total))
 	start := map[int32]kgo.Offset{}
-	want := map[int32]int64{} // the offset after the last record to read
+	want := map[int32]int64{}
 	for p := range n {
 		take := int64(math.Ceil(float64(s.Window[p]) * frac))
 		if take == 0 {
@@ -97,16 +123,13 @@ func Sample(ctx context.Context, cfg SampleConfig) (*workloads.KeySample, error)
 		want[int32(p)] = end[p]
 	}
 	fmt.Fprintf(cfg.Log, "sampling %s: %d partitions, %d records in the window, reading %.0f%% of each partition's\n", cfg.Topic, n, total, 100*frac)
-	cl, err := kgo.NewClient(append(opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: start}))...)
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	if cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
-		defer cancel()
-	}
+	return s, start, want, nil
+}
+
+// sampleRead polls until every partition of want reached its last offset, the
+// sample holds cfg.Records, ctx ends or nothing comes for idle, counting
+// every record read into s.
+func sampleRead(ctx context.Context, cl *kgo.Client, cfg SampleConfig, s *workloads.KeySample, want map[int32]int64) {
 	next := time.Now().Add(5 * time.Second)
 	for len(want) > 0 && s.Records < cfg.Records {
 		// A partition whose last offsets hold no record (transaction
@@ -117,45 +140,45 @@ func Sample(ctx context.Context, cfg SampleConfig) (*workloads.KeySample, error)
 		cancel()
 		if err := ctx.Err(); err != nil {
 			fmt.Fprintf(cfg.Log, "stopped after %d records: %v\n", s.Records, context.Cause(ctx))
-			break
+			return
 		}
 		if fs.NumRecords() == 0 && pctx.Err() != nil {
 			fmt.Fprintf(cfg.Log, "stopped after %d records: nothing more for %s from %d partition(s) (transaction markers, a compacted log?)\n", s.Records, idle, len(want))
-			break
+			return
 		}
 		fs.EachError(func(_ string, p int32, err error) {
 			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				fmt.Fprintf(cfg.Log, "fetch partition %d: %v\n", p, err)
 			}
 		})
-		fs.EachRecord(func(r *kgo.Record) {
-			last, ok := want[r.Partition]
-			if !ok || r.Offset >= last {
-				return
-			}
-			s.Records++
-			if r.Key == nil {
-				s.Unkeyed++
-			} else {
-				k := string(r.Key)
-				s.Keys[k]++
-				if _, seen := s.KeyPartition[k]; !seen {
-					s.KeyPartition[k] = r.Partition
-				}
-			}
-			if r.Offset >= last-1 {
-				delete(want, r.Partition)
-			}
-		})
+		fs.EachRecord(func(r *kgo.Record) { sampleCount(s, want, r) })
 		if time.Now().After(next) {
 			fmt.Fprintf(cfg.Log, "%d records read\n", s.Records)
 			next = time.Now().Add(5 * time.Second)
 		}
 	}
-	if s.Records == 0 {
-		return nil, fmt.Errorf("topic %s: no record could be read", cfg.Topic)
+}
+
+// sampleCount takes one record into the sample, if it is in its partition's
+// window, and ends the partition's reading at its last offset.
+func sampleCount(s *workloads.KeySample, want map[int32]int64, r *kgo.Record) {
+	last, ok := want[r.Partition]
+	if !ok || r.Offset >= last {
+		return
 	}
-	return s, nil
+	s.Records++
+	if r.Key == nil {
+		s.Unkeyed++
+	} else {
+		k := string(r.Key)
+		s.Keys[k]++
+		if _, seen := s.KeyPartition[k]; !seen {
+			s.KeyPartition[k] = r.Partition
+		}
+	}
+	if r.Offset >= last-1 {
+		delete(want, r.Partition)
+	}
 }
 
 // idle is how long a poll may bring nothing before the reading ends.
