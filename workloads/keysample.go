@@ -136,38 +136,10 @@ func FitKeys(s *KeySample, o FitOptions) (*KeyFit, error) {
 	f.Estimated = chao1(all)
 	f.TailExponent = zipfExponent(rest)
 
-	// Named keys with their shares, rounded down so that they never sum
-	// above 1.
-	var ex []ExplicitKey
-	sum := 0.0
-	taken := map[string]bool{}
-	for i, c := range named {
-		share := math.Floor(float64(c.n)/float64(keyed)*1e6) / 1e6
-		if share <= 0 {
-			continue
-		}
-		name := c.key
-		if how := o.Anonymize; how != "" || !utf8.ValidString(name) {
-			if how == "" {
-				// A YAML text holds no raw bytes: a key that is not text
-				// is named after its hash.
-				how = "hash"
-				f.Hashed++
-			}
-			p, ok := s.KeyPartition[c.key]
-			if !ok {
-				p = part.Partition([]byte(c.key), int32(s.Partitions))
-			}
-			name, err = anonymize(c.key, i, how, p, part, int32(s.Partitions), taken)
-			if err != nil {
-				return nil, err
-			}
-		}
-		taken[name] = true
-		ex = append(ex, ExplicitKey{Key: name, Share: share})
-		sum += share
+	ex, taken, err := f.nameKeys(s, named, keyed, part, o.Anonymize)
+	if err != nil {
+		return nil, err
 	}
-	f.NamedShare = sum
 	// The rest: spread evenly over formatted keys, as many as the traffic
 	// is estimated to have beyond the named ones.
 	restCount := max(f.Estimated-len(ex), 1)
@@ -178,7 +150,53 @@ func FitKeys(s *KeySample, o FitOptions) (*KeyFit, error) {
 	default:
 		f.Keys = Keys{Count: min(restCount, MaxKeys), Format: format, Distribution: DistExplicit, Explicit: ex}
 	}
-	// The partition skew: the topic's, and the fitted keys'.
+	if err := f.skew(s, part); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// nameKeys gives the named keys their shares of the keyed records,
+// rounded down so that they never sum above 1, each under its own name
+// or, anonymized (or not text), under a name that keeps its partition.
+// It returns them and the names taken.
+func (f *KeyFit) nameKeys(s *KeySample, named []keyCount, keyed int64, part partitioner.Partitioner, anon string) ([]ExplicitKey, map[string]bool, error) {
+	var ex []ExplicitKey
+	sum := 0.0
+	taken := map[string]bool{}
+	for i, c := range named {
+		share := math.Floor(float64(c.n)/float64(keyed)*1e6) / 1e6
+		if share <= 0 {
+			continue
+		}
+		name := c.key
+		if how := anon; how != "" || !utf8.ValidString(name) {
+			if how == "" {
+				// A YAML text holds no raw bytes: a key that is not text
+				// is named after its hash.
+				how = "hash"
+				f.Hashed++
+			}
+			p, ok := s.KeyPartition[c.key]
+			if !ok {
+				p = part.Partition([]byte(c.key), int32(s.Partitions))
+			}
+			var err error
+			if name, err = anonymize(c.key, i, how, p, part, int32(s.Partitions), taken); err != nil {
+				return nil, nil, err
+			}
+		}
+		taken[name] = true
+		ex = append(ex, ExplicitKey{Key: name, Share: share})
+		sum += share
+	}
+	f.NamedShare = sum
+	return ex, taken, nil
+}
+
+// skew sets the partition skew: the topic's, as sampled, and the fitted
+// keys', as the partitioner spreads them.
+func (f *KeyFit) skew(s *KeySample, part partitioner.Partitioner) error {
 	var total int64
 	for _, n := range s.Window {
 		total += n
@@ -192,11 +210,11 @@ func FitKeys(s *KeySample, o FitOptions) (*KeyFit, error) {
 	}
 	ks, dist, err := f.Keys.keyspace()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	load := PredictLoad(ks, dist, part, int32(s.Partitions))
 	f.PredictedPartition, f.PredictedHottest = load.Hottest()
-	return f, nil
+	return nil
 }
 
 // keyspace is Spec.Keyspace for a keys section alone.
