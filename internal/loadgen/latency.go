@@ -116,3 +116,45 @@ func (l *latency) rotate(now time.Time) {
 	}
 	l.intervalStart = now
 }
+
+// LatencySummary gives percentiles of the run's produce latencies.
+type LatencySummary struct {
+	// Count is the number of acknowledged records measured.
+	Count int64 `json:"count"`
+	// Intended is ack time minus intended send time; Sent is ack time
+	// minus the time the record was handed to the client.
+	Intended Percentiles `json:"intended"`
+	Sent     Percentiles `json:"sent"`
+	// Clamped counts latencies above one hour, recorded as one hour.
+	Clamped int64 `json:"clamped,omitempty"`
+}
+
+// Percentiles of a latency histogram, in milliseconds.
+type Percentiles struct {
+	P50  float64 `json:"p50_ms"`
+	P90  float64 `json:"p90_ms"`
+	P99  float64 `json:"p99_ms"`
+	P999 float64 `json:"p999_ms"`
+	Max  float64 `json:"max_ms"`
+	Mean float64 `json:"mean_ms"`
+}
+
+func summarize(l *latency) LatencySummary {
+	pct := func(h interface {
+		ValueAtQuantile(float64) int64
+		Max() int64
+		Mean() float64
+	}) Percentiles {
+		ms := func(us int64) float64 { return float64(us) / 1e3 }
+		return Percentiles{
+			P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)), P99: ms(h.ValueAtQuantile(99)),
+			P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()), Mean: h.Mean() / 1e3,
+		}
+	}
+	return LatencySummary{
+		Count:    l.totalIntended.TotalCount(),
+		Intended: pct(l.totalIntended),
+		Sent:     pct(l.totalSent),
+		Clamped:  l.clamped,
+	}
+}
