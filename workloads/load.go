@@ -96,6 +96,13 @@ func (s *Spec) set(field string) bool {
 	return ok
 }
 
+// byDefault sets *field to v unless the workload file set path.
+func byDefault[T any](s *Spec, path string, field *T, v T) {
+	if !s.set(path) {
+		*field = v
+	}
+}
+
 // Defaults, also documented in README.md.
 const (
 	DefaultSeed               = 1
@@ -124,27 +131,17 @@ func (s *Spec) applyDefaults() {
 		base := filepath.Base(s.File)
 		s.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if !s.set("seed") {
-		s.Seed = DefaultSeed
-	}
+	byDefault(s, "seed", &s.Seed, DefaultSeed)
 	s.applyTopicDefaults()
 	s.applyProducerDefaults()
 	s.applyConsumerDefaults()
-	if !s.set("strategies") {
-		s.Strategies = append([]string(nil), vocab.StrategyNames()...)
-	}
-	if !s.set("commit_policies") {
-		s.CommitPolicies = []string{vocab.PolicySyncBatch}
-	}
-	if !s.set("broker.brokers") {
-		s.Broker.Brokers = 1
-	}
+	byDefault(s, "strategies", &s.Strategies, append([]string(nil), vocab.StrategyNames()...))
+	byDefault(s, "commit_policies", &s.CommitPolicies, []string{vocab.PolicySyncBatch})
+	byDefault(s, "broker.brokers", &s.Broker.Brokers, 1)
 	if s.Broker.Config == nil {
 		s.Broker.Config = map[string]string{}
 	}
-	if !s.set("chaos.drain_timeout") {
-		s.Chaos.DrainTimeout = DefaultDrainTimeout
-	}
+	byDefault(s, "chaos.drain_timeout", &s.Chaos.DrainTimeout, DefaultDrainTimeout)
 	s.applyTargetDefaults()
 }
 
@@ -152,28 +149,14 @@ func (s *Spec) applyDefaults() {
 // (keys and values).
 func (s *Spec) applyTopicDefaults() {
 	t := &s.Topic
-	if !s.set("topic.name") {
-		t.Name = s.Name
-	}
-	if !s.set("topic.partitions") {
-		t.Partitions = DefaultPartitions
-	}
-	if !s.set("topic.replication") {
-		t.Replication = 1
-	}
+	byDefault(s, "topic.name", &t.Name, s.Name)
+	byDefault(s, "topic.partitions", &t.Partitions, DefaultPartitions)
+	byDefault(s, "topic.replication", &t.Replication, 1)
 	k := &s.Keys
-	if !s.set("keys.count") {
-		k.Count = DefaultKeyCount
-	}
-	if !s.set("keys.format") {
-		k.Format = DefaultKeyFormat
-	}
-	if !s.set("keys.distribution") {
-		k.Distribution = DistUniform
-	}
-	if !s.set("value.size") {
-		s.Value.Size = DefaultValueSize
-	}
+	byDefault(s, "keys.count", &k.Count, DefaultKeyCount)
+	byDefault(s, "keys.format", &k.Format, DefaultKeyFormat)
+	byDefault(s, "keys.distribution", &k.Distribution, DistUniform)
+	byDefault(s, "value.size", &s.Value.Size, DefaultValueSize)
 }
 
 // applyProducerDefaults fills in the producer section.
@@ -184,63 +167,31 @@ func (s *Spec) applyProducerDefaults() {
 		// the bottleneck (internal/loadgen/README.md, "Benchmark").
 		p.Client = vocab.ClientFranz
 	}
-	if !s.set("producer.rate") {
-		p.Rate = DefaultRate
-	}
-	if !s.set("producer.acks") {
-		p.Acks = "all"
-	}
-	if !s.set("producer.idempotence") {
-		p.Idempotence = true
-	}
-	if !s.set("producer.max_in_flight") {
-		p.MaxInFlight = DefaultMaxInFlight
-	}
-	if !s.set("producer.linger") {
-		p.Linger = DefaultLinger
-	}
-	if !s.set("producer.batch_size") {
-		p.BatchSize = DefaultBatchSize
-	}
-	if !s.set("producer.compression") {
-		p.Compression = "none"
-	}
-	if !s.set("producer.partitioner") {
-		p.Partitioner = "murmur2"
-	}
+	byDefault(s, "producer.rate", &p.Rate, DefaultRate)
+	byDefault(s, "producer.acks", &p.Acks, "all")
+	byDefault(s, "producer.idempotence", &p.Idempotence, true)
+	byDefault(s, "producer.max_in_flight", &p.MaxInFlight, DefaultMaxInFlight)
+	byDefault(s, "producer.linger", &p.Linger, DefaultLinger)
+	byDefault(s, "producer.batch_size", &p.BatchSize, DefaultBatchSize)
+	byDefault(s, "producer.compression", &p.Compression, "none")
+	byDefault(s, "producer.partitioner", &p.Partitioner, "murmur2")
 }
 
 // applyConsumerDefaults fills in the consumer section; a uniform
 // processing cost's jitter defaults to the cost.
 func (s *Spec) applyConsumerDefaults() {
 	c := &s.Consumer
-	if !s.set("consumer.members") {
-		c.Members = DefaultMembers
-	}
-	if !s.set("consumer.processing.cost") {
-		c.Processing.Cost = DefaultProcessingCost
-	}
-	if !s.set("consumer.processing.distribution") {
-		c.Processing.Distribution = CostFixed
-	}
+	byDefault(s, "consumer.members", &c.Members, DefaultMembers)
+	byDefault(s, "consumer.processing.cost", &c.Processing.Cost, DefaultProcessingCost)
+	byDefault(s, "consumer.processing.distribution", &c.Processing.Distribution, CostFixed)
 	if !s.set("consumer.processing.jitter") && c.Processing.Distribution == CostUniform {
 		c.Processing.Jitter = c.Processing.Cost
 	}
-	if !s.set("consumer.max_poll_records") {
-		c.MaxPollRecords = DefaultMaxPollRecords
-	}
-	if !s.set("consumer.session_timeout") {
-		c.SessionTimeout = DefaultSessionTimeout
-	}
-	if !s.set("consumer.heartbeat_interval") {
-		c.HeartbeatInterval = DefaultHeartbeatInterval
-	}
-	if !s.set("consumer.max_poll_interval") {
-		c.MaxPollInterval = DefaultMaxPollInterval
-	}
-	if !s.set("consumer.auto_commit_interval") {
-		c.AutoCommitInterval = DefaultAutoCommitInterval
-	}
+	byDefault(s, "consumer.max_poll_records", &c.MaxPollRecords, DefaultMaxPollRecords)
+	byDefault(s, "consumer.session_timeout", &c.SessionTimeout, DefaultSessionTimeout)
+	byDefault(s, "consumer.heartbeat_interval", &c.HeartbeatInterval, DefaultHeartbeatInterval)
+	byDefault(s, "consumer.max_poll_interval", &c.MaxPollInterval, DefaultMaxPollInterval)
+	byDefault(s, "consumer.auto_commit_interval", &c.AutoCommitInterval, DefaultAutoCommitInterval)
 	if c.Properties == nil {
 		c.Properties = map[string]string{}
 	}
