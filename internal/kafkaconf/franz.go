@@ -12,7 +12,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -308,9 +307,8 @@ func (p Props) saslMechanism() (sasl.Mechanism, error) {
 
 // unsecuredOauth returns an OAUTHBEARER mechanism that presents an
 // unsecured JWT (alg "none"), made from sasl.oauthbearer.config the way
-// librdkafka makes it with enable.sasl.oauthbearer.unsecure.jwt: space
-// separated principal=NAME (required), principalClaimName=sub,
-// scope=a,b, scopeClaimName=scope, lifeSeconds=3600 and extension_K=V.
+// librdkafka makes it with enable.sasl.oauthbearer.unsecure.jwt
+// (unsecuredToken).
 // Such tokens are for development clusters (Kafka's unsecured validator);
 // a production cluster's tokens come from an OIDC endpoint, which only
 // the confluent client fetches.
@@ -318,40 +316,19 @@ func (p Props) unsecuredOauth() (sasl.Mechanism, error) {
 	if !strings.EqualFold(p["enable.sasl.oauthbearer.unsecure.jwt"], "true") {
 		return nil, errors.New("-X sasl.mechanism=OAUTHBEARER: client franz: it presents an unsecured token only: set enable.sasl.oauthbearer.unsecure.jwt=true and sasl.oauthbearer.config=principal=NAME (or use the confluent client with an OIDC endpoint)")
 	}
-	claims := map[string]string{"principalClaimName": "sub", "scopeClaimName": "scope", "lifeSeconds": "3600"}
-	ext := map[string]string{}
-	for _, f := range strings.Fields(p["sasl.oauthbearer.config"]) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			return nil, errors.New("-X sasl.oauthbearer.config: expected space-separated name=value fields")
-		}
-		if e, isExt := strings.CutPrefix(k, "extension_"); isExt {
-			ext[e] = v
-			continue
-		}
-		switch k {
-		case "principal", "principalClaimName", "scope", "scopeClaimName", "lifeSeconds":
-			claims[k] = v
-		default:
-			return nil, fmt.Errorf("-X sasl.oauthbearer.config: unknown field %s (expected principal, principalClaimName, scope, scopeClaimName, lifeSeconds, extension_NAME)", k)
-		}
-	}
-	if claims["principal"] == "" {
-		return nil, errors.New("-X sasl.oauthbearer.config: principal=NAME is required for an unsecured token")
-	}
-	life, err := strconv.Atoi(claims["lifeSeconds"])
-	if err != nil || life <= 0 {
-		return nil, errors.New("-X sasl.oauthbearer.config: lifeSeconds: expected a positive integer")
+	t, err := parseUnsecuredToken(p["sasl.oauthbearer.config"])
+	if err != nil {
+		return nil, err
 	}
 	return oauth.Oauth(func(context.Context) (oauth.Auth, error) {
 		now := time.Now()
 		payload := map[string]any{
-			claims["principalClaimName"]: claims["principal"],
-			"iat":                        now.Unix(),
-			"exp":                        now.Add(time.Duration(life) * time.Second).Unix(),
+			t.principalClaim: t.principal,
+			"iat":            now.Unix(),
+			"exp":            now.Add(time.Duration(t.life) * time.Second).Unix(),
 		}
-		if s := claims["scope"]; s != "" {
-			payload[claims["scopeClaimName"]] = strings.Split(s, ",")
+		if t.scope != "" {
+			payload[t.scopeClaim] = strings.Split(t.scope, ",")
 		}
 		body, err := json.Marshal(payload)
 		if err != nil {
@@ -359,6 +336,6 @@ func (p Props) unsecuredOauth() (sasl.Mechanism, error) {
 		}
 		enc := base64.RawURLEncoding
 		token := enc.EncodeToString([]byte(`{"alg":"none"}`)) + "." + enc.EncodeToString(body) + "."
-		return oauth.Auth{Token: token, Extensions: ext}, nil
+		return oauth.Auth{Token: token, Extensions: t.ext}, nil
 	}), nil
 }

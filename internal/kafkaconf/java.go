@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -337,51 +336,33 @@ func (p Props) javaSASL(out Props) error {
 	return nil
 }
 
-// unsecuredJaasOptions reads sasl.oauthbearer.config as librdkafka does
-// (unsecuredOauth, franz.go) into the options of Kafka's unsecured login
+// unsecuredJaasOptions turns sasl.oauthbearer.config, read as librdkafka
+// reads it (unsecuredToken), into the options of Kafka's unsecured login
 // handler: the principal as a string claim, the scope as a list claim,
 // the lifetime, the claim names, and extension_NAME as extensions.
 func (p Props) unsecuredJaasOptions() ([][2]string, error) {
-	claims := map[string]string{"principalClaimName": "sub", "scopeClaimName": "scope"}
-	var ext [][2]string
-	for _, f := range strings.Fields(p["sasl.oauthbearer.config"]) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			return nil, errors.New("-X sasl.oauthbearer.config: expected space-separated name=value fields")
-		}
-		if e, isExt := strings.CutPrefix(k, "extension_"); isExt {
-			ext = append(ext, [2]string{"unsecuredLoginExtension_" + e, v})
-			continue
-		}
-		switch k {
-		case "principal", "principalClaimName", "scope", "scopeClaimName", "lifeSeconds":
-			claims[k] = v
-		default:
-			return nil, fmt.Errorf("-X sasl.oauthbearer.config: unknown field %s (expected principal, principalClaimName, scope, scopeClaimName, lifeSeconds, extension_NAME)", k)
-		}
+	t, err := parseUnsecuredToken(p["sasl.oauthbearer.config"])
+	if err != nil {
+		return nil, err
 	}
-	if claims["principal"] == "" {
-		return nil, errors.New("-X sasl.oauthbearer.config: principal=NAME is required for an unsecured token")
+	opts := [][2]string{{"unsecuredLoginStringClaim_" + t.principalClaim, t.principal}}
+	if t.principalClaim != "sub" {
+		opts = append(opts, [2]string{"unsecuredLoginPrincipalClaimName", t.principalClaim})
 	}
-	opts := [][2]string{{"unsecuredLoginStringClaim_" + claims["principalClaimName"], claims["principal"]}}
-	if n := claims["principalClaimName"]; n != "sub" {
-		opts = append(opts, [2]string{"unsecuredLoginPrincipalClaimName", n})
-	}
-	if s := claims["scope"]; s != "" {
+	if t.scope != "" {
 		// A list claim's value starts with its separator.
-		opts = append(opts, [2]string{"unsecuredLoginListClaim_" + claims["scopeClaimName"], "," + s})
+		opts = append(opts, [2]string{"unsecuredLoginListClaim_" + t.scopeClaim, "," + t.scope})
 	}
-	if n := claims["scopeClaimName"]; n != "scope" {
-		opts = append(opts, [2]string{"unsecuredLoginScopeClaimName", n})
+	if t.scopeClaim != "scope" {
+		opts = append(opts, [2]string{"unsecuredLoginScopeClaimName", t.scopeClaim})
 	}
-	if l, ok := claims["lifeSeconds"]; ok {
-		if n, err := strconv.Atoi(l); err != nil || n <= 0 {
-			return nil, errors.New("-X sasl.oauthbearer.config: lifeSeconds: expected a positive integer")
-		}
-		opts = append(opts, [2]string{"unsecuredLoginLifetimeSeconds", l})
+	if t.lifeGiven {
+		opts = append(opts, [2]string{"unsecuredLoginLifetimeSeconds", strconv.Itoa(t.life)})
 	}
-	sort.Slice(ext, func(i, j int) bool { return ext[i][0] < ext[j][0] })
-	return append(opts, ext...), nil
+	for _, k := range slices.Sorted(maps.Keys(t.ext)) {
+		opts = append(opts, [2]string{"unsecuredLoginExtension_" + k, t.ext[k]})
+	}
+	return opts, nil
 }
 
 // jaasConfig renders a JAAS configuration of one required login module.
