@@ -13,22 +13,16 @@ import (
 	"sort"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
-	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/version"
 )
 
-type command struct {
-	summary string
-	run     func(args []string) error
-}
-
 // commands holds the subcommands; each registers itself from its own file's
 // init function.
-var commands = map[string]command{}
+var commands = map[string]cli.Command{}
 
 func register(name, summary string, run func(args []string) error) {
-	commands[name] = command{summary, run}
+	commands[name] = cli.Command{Summary: summary, Run: run}
 }
 
 func usage(w io.Writer) {
@@ -40,7 +34,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Summary)
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "version", "print the versions of chaosbench, Go, the client libraries and Kafka (also --version)")
 	fmt.Fprintln(w, "\nRun `chaos COMMAND -h` for a command's flags.")
@@ -52,24 +46,5 @@ func printVersion() {
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		usage(os.Stderr)
-		os.Exit(cli.ExitUsage)
-	}
-	name := os.Args[1]
-	switch name {
-	case "help", "-h", "-help", "--help":
-		usage(os.Stdout)
-		return
-	case "version", "-version", "--version":
-		printVersion()
-		return
-	}
-	c, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "chaos: unknown command %s\n\n", clip.Quote(name))
-		usage(os.Stderr)
-		os.Exit(cli.ExitUsage)
-	}
-	cli.Exit("chaos "+name, c.run(os.Args[2:]))
+	cli.Dispatch("chaos", os.Args, commands, usage, printVersion)
 }

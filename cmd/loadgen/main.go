@@ -15,21 +15,15 @@ import (
 	"runtime/debug"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
-	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/version"
 )
 
-type command struct {
-	summary string
-	run     func(args []string) error
-}
-
-var commands = map[string]command{
-	"run":       {"produce a workload's traffic against a Kafka cluster, recording every delivery", runCommand},
-	"partition": {"print the partition of each key under a partitioner", partitionCommand},
-	"plan":      {"predict the traffic per partition, and the keys moved when partitions are added", planCommand},
-	"sample":    {"sample an existing topic's keys into a workload's keys section", sampleCommand},
+var commands = map[string]cli.Command{
+	"run":       {Summary: "produce a workload's traffic against a Kafka cluster, recording every delivery", Run: runCommand},
+	"partition": {Summary: "print the partition of each key under a partitioner", Run: partitionCommand},
+	"plan":      {Summary: "predict the traffic per partition, and the keys moved when partitions are added", Run: planCommand},
+	"sample":    {Summary: "sample an existing topic's keys into a workload's keys section", Run: sampleCommand},
 }
 
 func usage(w io.Writer) {
@@ -46,29 +40,12 @@ Run `+"`loadgen COMMAND -h`"+` for a command's flags.
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		usage(os.Stderr)
-		os.Exit(cli.ExitUsage)
-	}
-	name := os.Args[1]
-	switch name {
-	case "help", "-h", "-help", "--help":
-		usage(os.Stdout)
-		return
-	case "version", "-version", "--version":
-		version.Print(os.Stdout, "loadgen", [2]string{"kafka", cluster.KafkaVersion + " (local provider; docker provider: image " + cluster.DockerImage + ")"})
-		return
-	}
 	// The producer allocates a little per record and has memory to spare:
 	// fewer collections leave more CPU to the client and the broker.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	c, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "loadgen: unknown command %s\n\n", clip.Quote(name))
-		usage(os.Stderr)
-		os.Exit(cli.ExitUsage)
-	}
-	cli.Exit("loadgen "+name, c.run(os.Args[2:]))
+	cli.Dispatch("loadgen", os.Args, commands, usage, func() {
+		version.Print(os.Stdout, "loadgen", [2]string{"kafka", cluster.KafkaVersion + " (local provider; docker provider: image " + cluster.DockerImage + ")"})
+	})
 }

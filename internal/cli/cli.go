@@ -233,3 +233,37 @@ func (s *StringList) String() string { return fmt.Sprint([]string(*s)) }
 
 // Set implements flag.Value.
 func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// Command is one subcommand of a program: what it does, in a line, and
+// how it runs on the arguments after its name.
+type Command struct {
+	Summary string
+	Run     func(args []string) error
+}
+
+// Dispatch runs the subcommand that args[1] names and exits with its
+// status (Exit). help (-h) prints usage to standard output and version
+// (--version) calls version; a missing or unknown name is a usage error:
+// usage on standard error, exit status 2.
+func Dispatch(prog string, args []string, commands map[string]Command, usage func(io.Writer), version func()) {
+	if len(args) < 2 {
+		usage(os.Stderr)
+		os.Exit(ExitUsage)
+	}
+	name := args[1]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		usage(os.Stdout)
+		return
+	case "version", "-version", "--version":
+		version()
+		return
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "%s: unknown command %s\n\n", prog, clip.Quote(name))
+		usage(os.Stderr)
+		os.Exit(ExitUsage)
+	}
+	Exit(prog+" "+name, c.Run(args[2:]))
+}
