@@ -29,7 +29,8 @@ scenarios-report: build
 
 # How many members this machine hosts before the host check trips: the
 # host-capacity workload at each group size, on both clients
-# (docs/host-capacity.md). About half an hour on two cores.
+# (docs/host-capacity.md). About two and a half minutes per size on two
+# cores.
 HOST_CAPACITY_SIZES ?= 3 6 12 18 24
 ifeq ($(HOST_CAPACITY_DIR),)
 HOST_CAPACITY_DIR := results/host-capacity-$(shell date -u +%Y%m%dT%H%M%SZ)
