@@ -172,3 +172,30 @@ func base64URL(s string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	return string(b), err
 }
+
+// TestUnsecuredTokenRefuses: sasl.oauthbearer.config is refused, with
+// the field and what was expected, for every client that reads it.
+func TestUnsecuredTokenRefuses(t *testing.T) {
+	for config, want := range map[string]string{
+		"scope=a":                                      "principal=NAME is required",
+		"principal=a lifeSeconds=0":                    `lifeSeconds: got "0", expected a whole number of seconds from 1 to 2147483647`,
+		"principal=a lifeSeconds=-5":                   `lifeSeconds: got "-5"`,
+		"principal=a lifeSeconds=2147483648":           `lifeSeconds: got "2147483648"`,
+		"principal=a lifeSeconds=99999999999999999999": `lifeSeconds: got "99999999999999999999"`,
+		"principal=a lifeSeconds=1h":                   `lifeSeconds: got "1h"`,
+		"principal=a colour=blue":                      `unknown field "colour"`,
+		"principal=a stray":                            "expected space-separated name=value fields",
+	} {
+		p := Props{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "OAUTHBEARER", "enable.sasl.oauthbearer.unsecure.jwt": "true",
+			"sasl.oauthbearer.config": config}
+		if _, err := p.unsecuredOauth(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("franz, %q: got %v, want an error containing %q", config, err, want)
+		}
+		if _, err := p.unsecuredJaasOptions(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("java, %q: got %v, want an error containing %q", config, err, want)
+		}
+	}
+	if _, err := parseUnsecuredToken("principal=a lifeSeconds=2147483647"); err != nil {
+		t.Errorf("the longest life: %v", err)
+	}
+}

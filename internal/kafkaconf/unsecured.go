@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/chaosbench/chaosbench/internal/clip"
 )
 
 // unsecuredToken is sasl.oauthbearer.config as librdkafka reads it with
@@ -21,6 +23,11 @@ type unsecuredToken struct {
 	lifeGiven                 bool // lifeSeconds was set
 	ext                       map[string]string
 }
+
+// maxTokenLife bounds lifeSeconds: the token's expiry is computed as a
+// time.Duration, which an int64 of seconds would overflow (about 68
+// years, far beyond any token's life).
+const maxTokenLife = 1<<31 - 1
 
 // parseUnsecuredToken reads sasl.oauthbearer.config.
 func parseUnsecuredToken(config string) (unsecuredToken, error) {
@@ -45,12 +52,12 @@ func parseUnsecuredToken(config string) (unsecuredToken, error) {
 			t.scopeClaim = v
 		case "lifeSeconds":
 			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return t, errors.New("-X sasl.oauthbearer.config: lifeSeconds: expected a positive integer")
+			if err != nil || n <= 0 || n > maxTokenLife {
+				return t, fmt.Errorf("-X sasl.oauthbearer.config: lifeSeconds: got %s, expected a whole number of seconds from 1 to %d", clip.Quote(v), maxTokenLife)
 			}
 			t.life, t.lifeGiven = n, true
 		default:
-			return t, fmt.Errorf("-X sasl.oauthbearer.config: unknown field %s (expected principal, principalClaimName, scope, scopeClaimName, lifeSeconds, extension_NAME)", k)
+			return t, fmt.Errorf("-X sasl.oauthbearer.config: unknown field %s (expected principal, principalClaimName, scope, scopeClaimName, lifeSeconds, extension_NAME)", clip.Quote(k))
 		}
 	}
 	if t.principal == "" {
