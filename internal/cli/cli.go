@@ -267,3 +267,25 @@ func Dispatch(prog string, args []string, commands map[string]Command, usage fun
 	}
 	Exit(prog+" "+name, c.Run(args[2:]))
 }
+
+// IntRange is an integer flag's bounds, for CheckRanges.
+type IntRange struct {
+	Flag     string
+	Value    int
+	Min, Max int
+}
+
+// CheckRanges returns a usage error naming every flag whose value is
+// outside its bounds, or nil.
+func CheckRanges(rs ...IntRange) error {
+	var errs []error
+	for _, r := range rs {
+		if r.Value < r.Min || r.Value > r.Max {
+			errs = append(errs, fmt.Errorf("--%s %d: expected %d to %d", r.Flag, r.Value, r.Min, r.Max))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return Usage(errors.Join(errs...))
+}

@@ -74,3 +74,19 @@ func TestLoadWorkloadRefusesSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRanges: every flag out of its bounds is named, with its
+// bounds, as a usage error (exit status 2); values on a bound pass.
+func TestCheckRanges(t *testing.T) {
+	if err := CheckRanges(IntRange{"a", 1, 1, 5}, IntRange{"b", 5, 1, 5}); err != nil {
+		t.Fatalf("on the bounds: %v", err)
+	}
+	err := CheckRanges(IntRange{"a", 0, 1, 5}, IntRange{"b", 3, 1, 5}, IntRange{"c", 6, 1, 5})
+	var ue *UsageError
+	if !errors.As(err, &ue) {
+		t.Fatalf("got %v, want a usage error", err)
+	}
+	if got, want := err.Error(), "--a 0: expected 1 to 5\n--c 6: expected 1 to 5"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

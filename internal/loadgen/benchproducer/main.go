@@ -37,8 +37,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/vocab"
+	"github.com/chaosbench/chaosbench/workloads"
 )
 
 // measurement is one run of one contestant.
@@ -81,8 +83,15 @@ func main() {
 	flag.BoolVar(&o.ceiling, "client-ceiling", false, "also measure confluent-kafka-go alone (no loadgen) on the same keyed records, with no header, the three values in one header, and the three headers")
 	flag.Parse()
 	o.clients = strings.Split(*clients, ",")
-	if o.records < 1 || o.rounds < 1 || o.partitions < 1 || o.valueSize < 1 {
-		fmt.Fprintln(os.Stderr, "bench-producer: --records, --rounds, --partitions and --value-size must be >= 1")
+	if err := cli.CheckRanges(
+		cli.IntRange{Flag: "records", Value: o.records, Min: 1, Max: 1_000_000_000},
+		cli.IntRange{Flag: "rounds", Value: o.rounds, Min: 1, Max: 100},
+		cli.IntRange{Flag: "partitions", Value: o.partitions, Min: 1, Max: workloads.MaxPartitions},
+		cli.IntRange{Flag: "value-size", Value: o.valueSize, Min: 1, Max: workloads.MaxValueSize},
+		cli.IntRange{Flag: "linger-ms", Value: o.linger, Min: 0, Max: 60_000},
+		cli.IntRange{Flag: "batch-size", Value: o.batch, Min: 1, Max: 1 << 30},
+	); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-producer:", err)
 		os.Exit(2)
 	}
 	for _, client := range o.clients {

@@ -67,6 +67,16 @@ func main() {
 	flag.StringVar(&o.chaos, "chaos", "bin/chaos", "the chaos binary (make build)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working folder (histories, logs)")
 	flag.Parse()
+	if err := cli.CheckRanges(
+		cli.IntRange{Flag: "records", Value: o.records, Min: 1, Max: 1_000_000_000},
+		cli.IntRange{Flag: "rounds", Value: o.rounds, Min: 1, Max: 100},
+		cli.IntRange{Flag: "partitions", Value: o.partitions, Min: 1, Max: workloads.MaxPartitions},
+		cli.IntRange{Flag: "value-size", Value: o.valueSize, Min: 1, Max: workloads.MaxValueSize},
+		cli.IntRange{Flag: "max-poll-records", Value: o.maxPoll, Min: 1, Max: 1_000_000},
+	); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-member:", err)
+		os.Exit(2)
+	}
 	for _, c := range strings.Split(o.clients, ",") {
 		if c != "confluent" && c != "franz" {
 			fmt.Fprintf(os.Stderr, "bench-member: --clients: %q: expected confluent or franz\n", c)
