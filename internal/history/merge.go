@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unsafe"
 )
 
 // Merger reads several history files as one stream in time order. Ties
@@ -46,18 +47,28 @@ type feed struct {
 	closeErr error
 }
 
+// batch is a run of a file's lines. Its items were written on another
+// core, and each of their cache lines read here is a transfer from that
+// core's cache: the merge reads the lines' times from ts, eight to a
+// cache line, and their errors only in a batch that has some; the caller
+// of Next reads the event, most often only its first cache lines (Event
+// puts the fields most events have first).
 type batch struct {
 	items []item
+	ts    []int64 // ts[i]: items[i]'s time, the merge's sort key
 	n     int
+	bad   int // items that hold an error
 }
 
 // item is one line of a file: its event, or why it could not be read.
-// The merge reads err and the event's time first: they share the item's
-// first cache line.
+// Items fill whole cache lines, so that each event begins a line (the
+// allocator starts a block the size of a batch's items on a cache line):
+// an event's first fields then share the fewest lines.
 type item struct {
-	err  error
-	line int
 	ev   Event
+	line int
+	err  error
+	_    [64 - (unsafe.Sizeof(Event{})+24)%64]byte // never empty: an empty last field would be padded anyway
 }
 
 // Batches: a file is decoded at most maxBatches batches ahead; batches
@@ -121,7 +132,7 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 		case b = <-f.free:
 		default:
 			if allocated < maxBatches {
-				b = &batch{items: make([]item, size)}
+				b = &batch{items: make([]item, size), ts: make([]int64, size)}
 				allocated++
 				break
 			}
@@ -131,7 +142,7 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 				return
 			}
 		}
-		b.n = 0
+		b.n, b.bad = 0, 0
 		eof := false
 		for b.n < len(b.items) {
 			it := &b.items[b.n]
@@ -145,9 +156,11 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 				// A line that cannot be read sorts where the file's
 				// previous event did: it is reported right after it.
 				it.ev.T = lastT
+				b.bad++
 			} else {
 				lastT = it.ev.T
 			}
+			b.ts[b.n] = it.ev.T
 			b.n++
 		}
 		if b.n > 0 {
@@ -166,8 +179,8 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 // advance moves the merge to the file's next item; false at its end.
 func (f *feed) advance() bool {
 	f.pos++
-	if f.cur != nil && f.pos < f.cur.n {
-		f.t = f.cur.items[f.pos].ev.T
+	if b := f.cur; b != nil && f.pos < b.n {
+		f.t = b.ts[f.pos]
 		return true
 	}
 	if f.cur != nil {
@@ -178,7 +191,7 @@ func (f *feed) advance() bool {
 	if !ok {
 		return false
 	}
-	f.cur, f.pos, f.t = b, 0, b.items[0].ev.T
+	f.cur, f.pos, f.t = b, 0, b.ts[0]
 	return true
 }
 
@@ -209,16 +222,18 @@ func (m *Merger) Next() (*Event, error) {
 	}
 	f := m.heap[0]
 	m.last = f
-	it := &f.cur.items[f.pos]
-	if it.err != nil {
-		return nil, it.err
+	b := f.cur
+	if b.bad > 0 {
+		if it := &b.items[f.pos]; it.err != nil {
+			return nil, it.err
+		}
 	}
-	if it.ev.T < f.lastT {
-		return nil, &LineError{Path: f.r.path, Line: it.line,
-			Err: fmt.Errorf("t=%d is earlier than the previous event's t=%d", it.ev.T, f.lastT)}
+	if t := b.ts[f.pos]; t < f.lastT {
+		return nil, &LineError{Path: f.r.path, Line: b.items[f.pos].line,
+			Err: fmt.Errorf("t=%d is earlier than the previous event's t=%d", t, f.lastT)}
 	}
-	f.lastT = it.ev.T
-	return &it.ev, nil
+	f.lastT = f.t
+	return &b.items[f.pos].ev, nil
 }
 
 // Source returns the path and line of the event last returned by Next.
