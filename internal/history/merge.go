@@ -36,8 +36,11 @@ type Merger struct {
 type feed struct {
 	index int
 	r     *FileReader
-	full  chan *batch // decoded, in file order; closed at the end
-	free  chan *batch // read by the merge: to be filled again
+	// batches: the file is decoded at most this many batches ahead
+	// (lookAhead).
+	batches int
+	full    chan *batch // decoded, in file order; closed at the end
+	free    chan *batch // read by the merge: to be filled again
 	// The merge's side: the batch being read and the position in it.
 	cur *batch
 	pos int
@@ -71,15 +74,42 @@ type item struct {
 	_    [64 - (unsafe.Sizeof(Event{})+24)%64]byte // never empty: an empty last field would be padded anyway
 }
 
-// Batches: a file is decoded at most maxBatches batches ahead; batches
-// are smaller when there are many files, so that the events held stay
-// bounded.
+// Batches: a file is decoded at least batchesPerFile batches ahead, a
+// large one more (lookAhead), all of them at most twice batchesPerFile
+// per file; batches are smaller when there are many files, so that the
+// events held stay bounded.
 const (
-	maxBatches      = 4
+	batchesPerFile  = 4
 	maxBatchEvents  = 256
 	minBatchEvents  = 16
 	heldEventsTotal = 4096 // per batch position, over all files
 )
+
+// lookAhead returns how many batches each file may be decoded ahead of
+// the merge, given the files' sizes: batchesPerFile, or a file's share
+// of batchesPerFile per file by size if more. The merge takes a file's
+// events about as fast as its bytes come in the history: a producer's
+// file, half a cell's events beside eight members' files, goes eight
+// times as fast as each of theirs. With the same look-ahead for every
+// file, the merge would catch up with that file's decoding (and wait, a
+// core idle) while the others' decoders, far ahead, had nothing left to
+// do. A file that ends early (a member killed) went as fast as the
+// others while it lasted: it keeps batchesPerFile.
+func lookAhead(sizes []int64) []int {
+	var total int64
+	for _, s := range sizes {
+		total += s
+	}
+	budget := int64(batchesPerFile * len(sizes))
+	n := make([]int, len(sizes))
+	for i, s := range sizes {
+		n[i] = batchesPerFile
+		if total > 0 {
+			n[i] = max(int(budget*s/total), batchesPerFile)
+		}
+	}
+	return n
+}
 
 // OpenDir opens every history file of a folder for merging.
 func OpenDir(dir string) (*Merger, error) {
@@ -108,8 +138,16 @@ func OpenMerged(paths ...string) (*Merger, error) {
 		readers = append(readers, r)
 	}
 	size := min(max(heldEventsTotal/max(len(paths), 1), minBatchEvents), maxBatchEvents)
+	sizes := make([]int64, len(readers))
 	for i, r := range readers {
-		f := &feed{index: i, r: r, full: make(chan *batch, maxBatches), free: make(chan *batch, maxBatches)}
+		if st, err := r.f.Stat(); err == nil {
+			sizes[i] = st.Size()
+		}
+	}
+	ahead := lookAhead(sizes)
+	for i, r := range readers {
+		n := ahead[i]
+		f := &feed{index: i, r: r, batches: n, full: make(chan *batch, n), free: make(chan *batch, n)}
 		m.feeds = append(m.feeds, f)
 		m.wg.Add(1)
 		go func() {
@@ -131,7 +169,7 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 		select {
 		case b = <-f.free:
 		default:
-			if allocated < maxBatches {
+			if allocated < f.batches {
 				b = &batch{items: make([]item, size), ts: make([]int64, size)}
 				allocated++
 				break

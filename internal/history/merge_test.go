@@ -206,3 +206,33 @@ func TestMergerCloseEarly(t *testing.T) {
 		t.Errorf("%d goroutines after Close, %d before", n, before)
 	}
 }
+
+// TestLookAheadFollowsFileSizes: a file of half a history's bytes is
+// decoded as far ahead as half the look-ahead of all the files; the
+// others keep batchesPerFile; the total stays within twice batchesPerFile
+// per file.
+func TestLookAheadFollowsFileSizes(t *testing.T) {
+	for _, c := range []struct {
+		sizes []int64
+		want  []int
+	}{
+		{[]int64{0, 0}, []int{4, 4}},
+		{[]int64{5}, []int{4}},
+		// A producer beside eight members and a chaos driver (the
+		// benchmark's cell): 10 files, 40 batches, half of them its.
+		{[]int64{475, 70, 68, 68, 38, 69, 68, 68, 68, 0}, []int{19, 4, 4, 4, 4, 4, 4, 4, 4, 4}},
+		{[]int64{1, 1 << 40}, []int{4, 8}},
+	} {
+		got := lookAhead(c.sizes)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("lookAhead(%v) = %v, want %v", c.sizes, got, c.want)
+		}
+		sum := 0
+		for _, n := range got {
+			sum += n
+		}
+		if sum > 2*batchesPerFile*len(c.sizes) {
+			t.Errorf("lookAhead(%v): %d batches, more than twice %d per file", c.sizes, sum, batchesPerFile)
+		}
+	}
+}
