@@ -68,11 +68,15 @@ type batch struct {
 // allocator starts a block the size of a batch's items on a cache line):
 // an event's first fields then share the fewest lines.
 type item struct {
-	ev   Event
+	ev Event
+	// Not last: an empty last field would be padded.
+	_    [(64 - (unsafe.Sizeof(Event{})+itemTail)%64) % 64]byte
 	line int
 	err  error
-	_    [64 - (unsafe.Sizeof(Event{})+24)%64]byte // never empty: an empty last field would be padded anyway
 }
+
+// itemTail is the size of an item's fields after its event and padding.
+const itemTail = unsafe.Sizeof(int(0)) + unsafe.Sizeof(error(nil))
 
 // Batches: a file is decoded at least batchesPerFile batches ahead, a
 // large one more (lookAhead), all of them at most twice batchesPerFile

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // refLine is one line of a generated file as the reference merge sees it.
@@ -234,5 +235,13 @@ func TestLookAheadFollowsFileSizes(t *testing.T) {
 		if sum > 2*batchesPerFile*len(c.sizes) {
 			t.Errorf("lookAhead(%v): %d batches, more than twice %d per file", c.sizes, sum, batchesPerFile)
 		}
+	}
+}
+
+// TestItemsFillCacheLines: an item is a whole number of cache lines, so
+// that in a batch every event begins one.
+func TestItemsFillCacheLines(t *testing.T) {
+	if n := unsafe.Sizeof(item{}); n%64 != 0 {
+		t.Errorf("an item is %d bytes, not a multiple of 64", n)
 	}
 }
