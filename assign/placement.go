@@ -18,7 +18,7 @@ func placementFromOwners(s *Spec, owner []int32) *Placement {
 	// A counting sort by member: start[m+2] counts member m, its prefix
 	// sum start[m+1] is where m's partitions begin, and filling advances
 	// it to where they end, which is where m+1's begin.
-	start := make([]int32, n+2)
+	start := s.placementStarts(n + 2)
 	assigned := 0
 	for _, m := range owner {
 		if m >= 0 {
