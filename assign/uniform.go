@@ -62,12 +62,15 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 	minQuota, extra := int(s.total)/n, int(s.total)%n
 	type unfilled struct{ member, remaining int32 }
 	var short []unfilled
+	// Each member ends with its quota (the placement's counts).
+	counts := s.placementStarts(len(s.members) + 2)
 	for i, m := range order {
 		quota := minQuota
 		hasExtra := extra > 0
 		if hasExtra {
 			quota++
 		}
+		full := quota
 		ps := s.owned(int(m)) // ascending: topics by name, partitions ascending
 		if len(ps) <= quota {
 			// It keeps them all (as the walk below would).
@@ -96,6 +99,7 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 		// extra partitions go to members that already own them.
 		if quota > 0 && hasExtra && n-i > extra {
 			quota--
+			full--
 			hasExtra = false
 		}
 		if quota > 0 {
@@ -104,15 +108,26 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 		if hasExtra {
 			extra--
 		}
+		counts[m+2] = int32(full)
 	}
 	next := 0
+	filled := true // every member reached its quota
 	for _, u := range short {
-		for i := int32(0); i < u.remaining && next < len(unassigned); i++ {
+		for i := int32(0); i < u.remaining; i++ {
+			if next == len(unassigned) {
+				filled = false
+				break
+			}
 			owner[unassigned[next]] = u.member
 			next++
 		}
 	}
-	return placementFromOwners(s, owner)
+	if !filled {
+		// Not in a homogeneous group (the quotas add up to the
+		// partitions): count what each member has.
+		return placementFromOwners(s, owner)
+	}
+	return placementFromCounts(s, owner, counts, int(s.total))
 }
 
 // uniformHeterogeneous is UniformHeterogeneousAssignmentBuilder: members
