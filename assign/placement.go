@@ -54,7 +54,7 @@ func placementFromCounts(s *Spec, owner, counts []int32, assigned int) *Placemen
 				}
 			}
 		}
-		return &Placement{spec: s, start: start[:n+1], parts: parts, local: local}
+		return s.newPlacement(start[:n+1], parts, local)
 	}
 	parts := make([]int32, assigned)
 	for gp, m := range owner {
@@ -63,7 +63,7 @@ func placementFromCounts(s *Spec, owner, counts []int32, assigned int) *Placemen
 			start[m+1]++
 		}
 	}
-	return &Placement{spec: s, start: start[:n+1], parts: parts}
+	return s.newPlacement(start[:n+1], parts, nil)
 }
 
 // placementArrays returns a placement's array of n partition numbers

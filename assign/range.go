@@ -62,7 +62,7 @@ func rangeAssign(s *Spec) *Placement {
 			r.next = end
 		}
 	}
-	return &Placement{spec: s, start: start, parts: parts, local: local}
+	return s.newPlacement(start, parts, local)
 }
 
 // rangeTopic is a topic as the range assignor splits it among its

@@ -46,6 +46,7 @@ type specScratch struct {
 	ownedParts, ownedStart []int32
 	order                  []int32 // allMembers'
 	start                  []int32 // placementStarts'
+	placement              Placement
 }
 
 // recycledSpec returns a Spec from specPool, to compile and give back
@@ -67,6 +68,7 @@ func (s *Spec) recycle() {
 		x.ownedParts, x.ownedStart = s.ownedParts, s.ownedStart
 	}
 	s.ownedParts, s.ownedStart = nil, nil
+	x.placement = Placement{}
 	specPool.Put(s)
 }
 
@@ -80,6 +82,17 @@ func (s *Spec) placementStarts(n int) []int32 {
 	s.scratch.start = reuse(s.scratch.start, n)
 	clear(s.scratch.start)
 	return s.scratch.start
+}
+
+// newPlacement returns a placement of s: a new one, or a recycled Spec's
+// own (the placement does not outlive the Spec's recycling).
+func (s *Spec) newPlacement(start, parts, local []int32) *Placement {
+	p := Placement{spec: s, start: start, parts: parts, local: local}
+	if s.scratch == nil {
+		return &p
+	}
+	s.scratch.placement = p
+	return &s.scratch.placement
 }
 
 // reuse returns buf[:n] if it has room for n elements, of any contents,

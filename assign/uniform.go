@@ -43,20 +43,31 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 		return placementFromOwners(s, owner[:0])
 	}
 	setNobody(owner)
-	prev := s.owner
-	if prev == nil {
-		prevBuf := getInts(int(s.total))
-		defer putInts(prevBuf)
-		prev = s.fillPreviousOwners(*prevBuf)
-	}
 	// The partitions nobody owned, then (appended below) the revoked ones:
 	// each partition once at most.
 	unassignedBuf := getInts(int(s.total))
 	defer putInts(unassignedBuf)
 	unassigned := (*unassignedBuf)[:0]
-	for gp, m := range prev {
-		if m < 0 {
-			unassigned = append(unassigned, int32(gp))
+	if prev := s.owner; prev != nil {
+		for gp, m := range prev {
+			if m < 0 {
+				unassigned = append(unassigned, int32(gp))
+			}
+		}
+	} else {
+		// Without the previous owners precomputed, the owned partitions
+		// are marked in owner, where the members' kept partitions and the
+		// fill below overwrite them: one pass over them all, where
+		// computing the owners would take a pass and an array more.
+		if s.ownedStart != nil {
+			for _, gp := range s.ownedParts[:s.ownedStart[len(s.members)]] {
+				owner[gp] = ownedBefore
+			}
+		}
+		for gp, m := range owner {
+			if m == -1 {
+				unassigned = append(unassigned, int32(gp))
+			}
 		}
 	}
 	minQuota, extra := int(s.total)/n, int(s.total)%n
@@ -110,25 +121,28 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 		}
 		counts[m+2] = int32(full)
 	}
-	next := 0
-	filled := true // every member reached its quota
+	need := 0
 	for _, u := range short {
-		for i := int32(0); i < u.remaining; i++ {
-			if next == len(unassigned) {
-				filled = false
-				break
-			}
+		need += int(u.remaining)
+	}
+	next := 0
+	for _, u := range short {
+		for i := int32(0); i < u.remaining && next < len(unassigned); i++ {
 			owner[unassigned[next]] = u.member
 			next++
 		}
 	}
-	if !filled {
-		// Not in a homogeneous group (the quotas add up to the
-		// partitions): count what each member has.
+	if need != len(unassigned) {
+		// Not in a homogeneous group, where the quotas add up to the
+		// partitions: count what each member has (ownedBefore is none).
 		return placementFromOwners(s, owner)
 	}
 	return placementFromCounts(s, owner, counts, int(s.total))
 }
+
+// ownedBefore marks, in uniformHomogeneous's owner array, a partition
+// that some member owned and that no member has yet: like -1, nobody.
+const ownedBefore = -2
 
 // uniformHeterogeneous is UniformHeterogeneousAssignmentBuilder: members
 // keep every owned partition they still subscribe to; unassigned
