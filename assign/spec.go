@@ -275,17 +275,23 @@ func (s *Spec) appendOwned(owned []int32, m int, byTopic map[string][]int32) []i
 	inOrder := lookUp
 	found := 0
 	if lookUp {
+		// The loop runs once per owned topic of every member: the
+		// Spec's arrays in locals, which the compiler would otherwise
+		// load again after every append.
+		topics, offset := s.topics, s.offset
 		for _, t := range subs {
-			ps, ok := byTopic[s.topics[t]]
+			ps, ok := byTopic[topics[t]]
 			if !ok {
 				continue
 			}
 			found++
-			for j, p := range ps {
-				if j > 0 && p < ps[j-1] {
+			base, last := offset[t], int32(-1)
+			for _, p := range ps {
+				if p < last {
 					inOrder = false
 				}
-				owned = append(owned, s.offset[t]+p)
+				last = p
+				owned = append(owned, base+p)
 			}
 		}
 	}
