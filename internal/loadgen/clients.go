@@ -66,12 +66,11 @@ func (p *Producer) newClient() (client, error) {
 // --- confluent-kafka-go (librdkafka) ---
 
 type confluent struct {
-	p       *Producer
-	kp      *kafka.Producer
-	topic   string
-	msg     kafka.Message
-	headers []kafka.Header
-	done    chan struct{}
+	p     *Producer
+	kp    *kafka.Producer
+	topic string
+	msg   kafka.Message
+	done  chan struct{}
 }
 
 // CheckClient refuses, before anything starts, client properties the
@@ -148,7 +147,6 @@ func newConfluent(p *Producer) (*confluent, error) {
 	}
 	c := &confluent{p: p, kp: kp, topic: p.topic, done: make(chan struct{})}
 	c.msg.TopicPartition.Topic = &c.topic
-	c.headers = []kafka.Header{{Key: HeaderProducer, Value: p.proc}, {Key: HeaderSeq}, {Key: HeaderIntendedT}}
 	go c.reports()
 	go func() {
 		for l := range kp.Logs() {
@@ -211,17 +209,14 @@ func confluentAmbiguous(err error) bool {
 	return false
 }
 
-func (c *confluent) produce(r *outRecord, key []byte, hv *headerValues) error {
+func (c *confluent) produce(r *outRecord, key, value []byte) error {
 	c.msg.TopicPartition.Partition = r.partition
 	c.msg.Key = key
-	c.msg.Value = c.p.value
-	c.headers[1].Value = hv.seq
-	c.headers[2].Value = hv.intended
-	c.msg.Headers = c.headers
+	c.msg.Value = value
 	o := new(outRecord) // the message's opaque, until its report
 	*o = *r
 	c.msg.Opaque = o
-	// librdkafka copies key, value and headers before Produce returns.
+	// librdkafka copies key and value before Produce returns.
 	for {
 		err := c.kp.Produce(&c.msg, nil)
 		var ke kafka.Error
@@ -371,30 +366,26 @@ func franzConnection(props kafkaconf.Props) ([]kgo.Opt, error) {
 
 func (f *franz) name() string { return vocab.ClientFranz }
 
-// franzRecord is one record in franz-go's hands: the record, its headers,
-// the bytes of its key and header values, and loadgen's own bookkeeping, in
-// one allocation rather than five. (Recycling them through a pool costs
-// more: a recycled record is cold in the cache, a new one is not.)
+// franzRecord is one record in franz-go's hands: the record, the bytes of
+// its key and value, and loadgen's own bookkeeping, in one allocation
+// when they fit. (Recycling them through a pool costs more: a recycled
+// record is cold in the cache, a new one is not.)
 type franzRecord struct {
-	rec  kgo.Record // first: a *kgo.Record of a franzRecord is the franzRecord
-	hdrs [3]kgo.RecordHeader
-	out  outRecord
-	buf  [48]byte // key, seq and intended_t, when they fit
+	rec kgo.Record // first: a *kgo.Record of a franzRecord is the franzRecord
+	out outRecord
+	buf [160]byte // key and value, when they fit: a 100-byte value and its key do
 }
 
-func (f *franz) produce(r *outRecord, key []byte, hv *headerValues) error {
+func (f *franz) produce(r *outRecord, key, value []byte) error {
 	fr := &franzRecord{out: *r}
 	// franz-go keeps the record until its promise: it gets its own copies.
 	buf := fr.buf[:0]
-	if n := len(key) + len(hv.seq) + len(hv.intended); n > len(fr.buf) {
+	if n := len(key) + len(value); n > len(fr.buf) {
 		buf = make([]byte, 0, n)
 	}
 	buf = append(buf, key...)
-	buf = append(buf, hv.seq...)
-	buf = append(buf, hv.intended...)
-	k, seq, intended := buf[:len(key)], buf[len(key):len(key)+len(hv.seq)], buf[len(key)+len(hv.seq):]
-	fr.hdrs = [3]kgo.RecordHeader{{Key: HeaderProducer, Value: f.p.proc}, {Key: HeaderSeq, Value: seq}, {Key: HeaderIntendedT, Value: intended}}
-	fr.rec = kgo.Record{Topic: f.topic, Partition: r.partition, Key: k, Value: f.p.value, Headers: fr.hdrs[:]}
+	buf = append(buf, value...)
+	fr.rec = kgo.Record{Topic: f.topic, Partition: r.partition, Key: buf[:len(key)], Value: buf[len(key):]}
 	f.cl.Produce(context.Background(), &fr.rec, f.promise)
 	return nil
 }

@@ -28,14 +28,8 @@ import (
 	"github.com/chaosbench/chaosbench/internal/keygen"
 	"github.com/chaosbench/chaosbench/internal/pace"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
+	"github.com/chaosbench/chaosbench/internal/stamp"
 	"github.com/chaosbench/chaosbench/workloads"
-)
-
-// Header names, as docs/history.md documents them.
-const (
-	HeaderProducer  = "producer"
-	HeaderSeq       = "seq"
-	HeaderIntendedT = "intended_t"
 )
 
 // Config configures a Producer.
@@ -144,7 +138,7 @@ type Producer struct {
 	gen       *keygen.Generator
 	part      partitioner.Partitioner
 	sched     pace.Schedule
-	value     []byte
+	value     []byte // the workload's filler; a record's value is it, stamped
 	proc      []byte
 	wantParts atomic.Int32
 	ran       atomic.Bool
@@ -195,6 +189,9 @@ func New(cfg Config) (*Producer, error) {
 	}
 	if cfg.Proc == "" {
 		cfg.Proc = "producer-0"
+	}
+	if len(cfg.Proc) > stamp.MaxProducer {
+		return nil, fmt.Errorf("loadgen: producer name of %d bytes: a record's stamp holds at most %d", len(cfg.Proc), stamp.MaxProducer)
 	}
 	if cfg.MaxOutstanding <= 0 {
 		cfg.MaxOutstanding = 100_000
@@ -252,9 +249,10 @@ func (p *Producer) keyName(i int) string {
 	return p.keys.Key(i)
 }
 
-// Value returns the record value of a workload: value.size random
-// upper-case letters drawn from the seed, the same for every record (as
-// Kafka's ProducerPerformance does).
+// Value returns the record value of a workload before its stamp:
+// value.size random upper-case letters drawn from the seed, the same for
+// every record (as Kafka's ProducerPerformance does). Each record's value
+// is this one with its stamp written over the front (package stamp).
 func Value(s *workloads.Spec) []byte {
 	r := s.Rand("value")
 	v := make([]byte, s.Value.Size)
@@ -299,11 +297,11 @@ type outRecord struct {
 // client is a Kafka client library seen from the producer.
 type client interface {
 	name() string
-	// produce hands a record to the client. r, key and the headers are
-	// only read during the call: a client keeps its own copies. A
+	// produce hands a record to the client. r, key and value (stamped)
+	// are only read during the call: a client keeps its own copies. A
 	// returned error means the record was not taken (and will not be
 	// reported).
-	produce(r *outRecord, key []byte, headers *headerValues) error
+	produce(r *outRecord, key, value []byte) error
 	// awaitPartitions returns once the client knows n partitions of the
 	// topic. Before the first record it also serves as the client's
 	// warm-up: connections and metadata are ready when traffic starts.
@@ -314,11 +312,6 @@ type client interface {
 	// definitely, in-flight ones ambiguously.
 	purge()
 	close()
-}
-
-// headerValues holds the header values of one record (reused).
-type headerValues struct {
-	seq, intended []byte
 }
 
 // now returns the current time as Unix ns on the producer's clock: the
@@ -388,7 +381,7 @@ func (p *Producer) Run(ctx context.Context) (*Result, error) {
 		PerPartition: append([]int64(nil), p.perPart...),
 		Interrupted:  interrupted,
 		Latency:      summarize(p.lat),
-		ValueSize:    len(p.value),
+		ValueSize:    p.valueSize(),
 	}
 	logErr := p.lat.logErr
 	p.mu.Unlock()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkatest"
 	"github.com/chaosbench/chaosbench/internal/partitioner"
+	"github.com/chaosbench/chaosbench/internal/stamp"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -120,15 +120,6 @@ func consumed(t *testing.T, c cluster.Cluster, topic string, want int) map[[2]in
 	return out
 }
 
-func header(r *kgo.Record, key string) string {
-	for _, h := range r.Headers {
-		if h.Key == key {
-			return string(h.Value)
-		}
-	}
-	return ""
-}
-
 // checkProduced checks the history against the workload and the topic.
 func checkProduced(t *testing.T, c cluster.Cluster, s *workloads.Spec, topic string, res *Result, evs []history.Event, parts int32) {
 	t.Helper()
@@ -182,17 +173,20 @@ func checkProduced(t *testing.T, c cluster.Cluster, s *workloads.Spec, topic str
 	if total != res.Acked {
 		t.Errorf("per partition sums to %d, acked %d", total, res.Acked)
 	}
-	// The records in Kafka carry what the history says.
+	// The records in Kafka carry what the history says: the stamp, then
+	// the workload's filler, no header.
 	recs := consumed(t, c, topic, len(evs))
 	value := Value(s)
+	n := stamp.Len(len("producer-0"))
 	for _, e := range evs {
 		r := recs[[2]int64{int64(e.Partition), e.Offset}]
 		if r == nil {
 			t.Fatalf("no record at %d/%d", e.Partition, e.Offset)
 		}
-		if string(r.Key) != e.Key || header(r, "producer") != "producer-0" || header(r, "seq") != strconv.FormatInt(e.Seq, 10) ||
-			header(r, "intended_t") != strconv.FormatInt(e.IntendedT, 10) || !bytes.Equal(r.Value, value) {
-			t.Fatalf("record %d/%d: key %q headers %v, history %+v", e.Partition, e.Offset, r.Key, r.Headers, e)
+		st, ok := stamp.Read(r.Value)
+		if string(r.Key) != e.Key || !ok || string(st.Producer) != "producer-0" || st.Seq != e.Seq || st.IntendedT != e.IntendedT ||
+			len(r.Value) != max(len(value), n) || !bytes.Equal(r.Value[n:], value[min(n, len(value)):]) || len(r.Headers) != 0 {
+			t.Fatalf("record %d/%d: key %q value %q headers %v, history %+v", e.Partition, e.Offset, r.Key, r.Value, r.Headers, e)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 type queueClient struct{ ch chan outRecord }
 
 func (q *queueClient) name() string { return "queue" }
-func (q *queueClient) produce(r *outRecord, _ []byte, _ *headerValues) error {
+func (q *queueClient) produce(r *outRecord, _, _ []byte) error {
 	q.ch <- *r
 	return nil
 }

@@ -3,10 +3,10 @@ package loadgen
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/stamp"
 )
 
 // The sending path: the one goroutine that paces, keys, partitions and
@@ -20,7 +20,9 @@ func (p *Producer) send(ctx context.Context, c client) (interrupted bool, err er
 	pacer := p.sched.Pacer()
 	parts := p.wantParts.Load()
 	key := make([]byte, 0, 64)
-	var hv headerValues
+	value := make([]byte, p.valueSize())
+	copy(value, p.value)
+	st := stamp.Stamp{Producer: p.proc}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -84,16 +86,22 @@ func (p *Producer) send(ctx context.Context, c client) (interrupted bool, err er
 		if !p.awaitRoom(ctx) {
 			return true, nil
 		}
-		hv.seq = strconv.AppendInt(hv.seq[:0], seq, 10)
-		hv.intended = strconv.AppendInt(hv.intended[:0], r.intended, 10)
+		st.Seq, st.IntendedT = seq, r.intended
+		stamp.Put(value, st)
 		p.outstanding.Add(1)
 		p.sent.Add(1)
 		r.sent = p.now()
-		if err := c.produce(&r, key, &hv); err != nil {
+		if err := c.produce(&r, key, value); err != nil {
 			// Not taken: no report will come. Record it as failed now.
 			p.deliver(&r, -1, fmt.Errorf("produce: %w", err), false)
 		}
 	}
+}
+
+// valueSize is the size of a record's value: the workload's value.size,
+// or the stamp's when that is smaller (the stamp is never cut).
+func (p *Producer) valueSize() int {
+	return max(len(p.value), stamp.Len(len(p.proc)))
 }
 
 // deliver records one delivery report. It is called by the clients'

@@ -166,9 +166,7 @@ func (m *confluentMember) pollBatch(batch []record) ([]record, error) {
 			}
 			r := record{partition: e.TopicPartition.Partition, offset: int64(e.TopicPartition.Offset),
 				key: string(e.Key), recordT: e.Timestamp.UnixNano()}
-			for _, h := range e.Headers {
-				r.setHeader(h.Key, h.Value, &m.producers)
-			}
+			r.setStamp(e.Value, &m.producers)
 			batch = append(batch, r)
 		case kafka.OffsetsCommitted:
 			// Only the library's own (auto) commits arrive here: the

@@ -220,9 +220,7 @@ func (m *franzMember) pollBatch(ctx context.Context, batch []record) (_ []record
 	})
 	fs.EachRecord(func(r *kgo.Record) {
 		rec := record{partition: r.Partition, offset: r.Offset, key: string(r.Key), recordT: r.Timestamp.UnixNano()}
-		for _, h := range r.Headers {
-			rec.setHeader(h.Key, h.Value, &m.producers)
-		}
+		rec.setStamp(r.Value, &m.producers)
 		batch = append(batch, rec)
 	})
 	return batch, false

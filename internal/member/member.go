@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,14 +18,8 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/probe"
+	"github.com/chaosbench/chaosbench/internal/stamp"
 	"github.com/chaosbench/chaosbench/internal/vocab"
-)
-
-// Record header names, as the producer writes them (docs/history.md).
-const (
-	HeaderProducer  = "producer"
-	HeaderSeq       = "seq"
-	HeaderIntendedT = "intended_t"
 )
 
 // record is what the member keeps of a fetched record until it is
@@ -41,19 +34,20 @@ type record struct {
 	recordT   int64
 }
 
-// setHeader fills the record's fields from one of its headers. It reads
-// them without allocating (a run has one or a few producers, whose names
-// are kept once in names): it runs for every header of every record, the
-// harness's own cost that bench-member measures.
-func (r *record) setHeader(key string, value []byte, names *[]string) {
-	switch key {
-	case HeaderProducer:
-		r.producer = intern(names, value)
-	case HeaderSeq:
-		r.seq = parseInt(value)
-	case HeaderIntendedT:
-		r.intendedT = parseInt(value)
+// setStamp fills the record's producer, seq and intended time from the
+// stamp at the front of its value (package stamp); a record without one
+// (another producer's) keeps them empty. It reads without allocating (a
+// run has one or a few producers, whose names are kept once in names):
+// it runs for every record, the harness's own cost that bench-member
+// measures.
+func (r *record) setStamp(value []byte, names *[]string) {
+	st, ok := stamp.Read(value)
+	if !ok {
+		return
 	}
+	r.producer = intern(names, st.Producer)
+	r.seq = st.Seq
+	r.intendedT = st.IntendedT
 }
 
 // intern returns the string of b from names, adding it the first time.
@@ -66,31 +60,6 @@ func intern(names *[]string, b []byte) string {
 	n := string(b)
 	if len(*names) < 64 {
 		*names = append(*names, n)
-	}
-	return n
-}
-
-// parseInt reads a decimal integer, as strconv.ParseInt does, without
-// converting the bytes to a string; 0 when they are not one (a record of
-// another producer).
-func parseInt(b []byte) int64 {
-	if len(b) == 0 || len(b) > 19 {
-		n, _ := strconv.ParseInt(string(b), 10, 64)
-		return n
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if neg {
-		return -n
 	}
 	return n
 }
@@ -110,7 +79,7 @@ type state struct {
 	// resumed is set when the process gets SIGCONT (the end of a pause
 	// step): process's schedule starts again from then.
 	resumed atomic.Bool
-	// producers are the producer names seen in headers (setHeader).
+	// producers are the producer names seen in stamps (setStamp).
 	producers []string
 	// done is process's scratch map: the next offset of each partition in
 	// the batch being processed.

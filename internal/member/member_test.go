@@ -21,7 +21,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkatest"
 	"github.com/chaosbench/chaosbench/internal/launcher"
-	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/stamp"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -51,7 +51,7 @@ type producer struct {
 	cl    *kgo.Client
 	topic string
 	mu    sync.Mutex
-	acked map[[2]int64]bool // (partition, offset)
+	acked map[[2]int64]stamp.Stamp // (partition, offset): what the record carried
 	seqs  map[string]int64
 	wg    sync.WaitGroup
 }
@@ -62,7 +62,7 @@ func newProducer(t *testing.T, bootstrap, topic string) *producer {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Close)
-	return &producer{cl: cl, topic: topic, acked: map[[2]int64]bool{}, seqs: map[string]int64{}}
+	return &producer{cl: cl, topic: topic, acked: map[[2]int64]stamp.Stamp{}, seqs: map[string]int64{}}
 }
 
 func (p *producer) produce(n int) {
@@ -73,17 +73,16 @@ func (p *producer) produce(n int) {
 		p.seqs[key]++
 		p.mu.Unlock()
 		now := time.Now().UnixNano()
-		r := &kgo.Record{Key: []byte(key), Value: make([]byte, 100), Headers: []kgo.RecordHeader{
-			{Key: member.HeaderProducer, Value: []byte("producer-0")},
-			{Key: member.HeaderSeq, Value: []byte(strconv.FormatInt(seq, 10))},
-			{Key: member.HeaderIntendedT, Value: []byte(strconv.FormatInt(now, 10))},
-		}}
+		value := make([]byte, 100)
+		st := stamp.Stamp{Producer: []byte("producer-0"), Seq: seq, IntendedT: now}
+		stamp.Put(value, st)
+		r := &kgo.Record{Key: []byte(key), Value: value}
 		p.wg.Add(1)
 		p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
 			defer p.wg.Done()
 			if err == nil {
 				p.mu.Lock()
-				p.acked[[2]int64{int64(r.Partition), r.Offset}] = true
+				p.acked[[2]int64{int64(r.Partition), r.Offset}] = st
 				p.mu.Unlock()
 			}
 		})
@@ -316,6 +315,29 @@ func TestStopsNeverCommitAheadOfProcessing(t *testing.T) {
 
 type churnCase struct{ strategy, client, policy string }
 
+// checkStamps checks that every processed event carries the producer, seq
+// and intended time of the record at its offset, as the member read them
+// from the record's stamp.
+func checkStamps(t *testing.T, p *producer, evs []history.Event) {
+	t.Helper()
+	bad := 0
+	for _, e := range evs {
+		if e.Kind != history.Processed {
+			continue
+		}
+		st, ok := p.acked[[2]int64{int64(e.Partition), e.Offset}]
+		if !ok || e.Producer != string(st.Producer) || e.Seq != st.Seq || e.IntendedT != st.IntendedT {
+			if bad++; bad <= 3 {
+				t.Errorf("%s.%d processed %d/%d as producer %q seq %d intended %d; the record carried %q %d %d (acked %v)",
+					e.Proc, e.Inc, e.Partition, e.Offset, e.Producer, e.Seq, e.IntendedT, st.Producer, st.Seq, st.IntendedT, ok)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d processed events do not carry their record's stamp", bad)
+	}
+}
+
 // churn runs each case's group of three while records flow, disrupting a
 // random member every 700 ms and bringing it back as its next
 // incarnation, then checks the history.
@@ -362,6 +384,7 @@ func churn(t *testing.T, cases []churnCase, disrupt func(*group, string)) {
 			g.stopAll()
 			evs = g.events(t)
 			commits := checkWriteAhead(t, evs)
+			checkStamps(t, p, evs)
 			if commits == 0 {
 				t.Errorf("no successful commits recorded\n%s", g.logs())
 			}

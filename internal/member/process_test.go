@@ -5,36 +5,36 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/stamp"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
-func TestHeadersParse(t *testing.T) {
-	for _, v := range []string{"0", "7", "-12", "1700000000123456789", "9223372036854775807", "-9223372036854775808"} {
-		want, _ := strconv.ParseInt(v, 10, 64)
-		if got := parseInt([]byte(v)); got != want {
-			t.Errorf("parseInt(%q) = %d, want %d", v, got, want)
-		}
-	}
-	for _, v := range []string{"", "x", "12a", "1e3"} {
-		if got := parseInt([]byte(v)); got != 0 {
-			t.Errorf("parseInt(%q) = %d, want 0", v, got)
-		}
-	}
+// stamped is a 100-byte value carrying a stamp, as loadgen writes it.
+func stamped(producer string, seq, intended int64) []byte {
+	v := make([]byte, 100)
+	stamp.Put(v, stamp.Stamp{Producer: []byte(producer), Seq: seq, IntendedT: intended})
+	return v
+}
+
+func TestSetStamp(t *testing.T) {
 	var names []string
 	var r record
-	r.setHeader(HeaderProducer, []byte("producer-0"), &names)
+	r.setStamp(stamped("producer-0", 1, 2), &names)
 	a := r.producer
-	r.setHeader(HeaderProducer, []byte("producer-0"), &names)
-	r.setHeader(HeaderSeq, []byte("41"), &names)
-	r.setHeader(HeaderIntendedT, []byte("1700000000000000001"), &names)
+	r.setStamp(stamped("producer-0", 41, 1700000000000000001), &names)
 	if r.producer != "producer-0" || len(names) != 1 || a != names[0] || r.seq != 41 || r.intendedT != 1700000000000000001 {
 		t.Errorf("got %+v with names %v", r, names)
+	}
+	// Another producer's record: no stamp, nothing set.
+	var o record
+	o.setStamp([]byte("a value of someone else's"), &names)
+	if o.producer != "" || o.seq != 0 || o.intendedT != 0 || len(names) != 1 {
+		t.Errorf("a record without a stamp: got %+v with names %v", o, names)
 	}
 }
 
@@ -65,7 +65,7 @@ func TestProcessFlushesBeforeNotingOffsets(t *testing.T) {
 }
 
 // BenchmarkProcess is the harness's own cost per record processed at zero
-// cost, without a client: the record's headers read, its event encoded and
+// cost, without a client: the record's stamp read, its event encoded and
 // written (one write per batch), its offset noted.
 func BenchmarkProcess(b *testing.B) {
 	w, err := history.Create(b.TempDir(), "m1", 0)
@@ -78,15 +78,14 @@ func BenchmarkProcess(b *testing.B) {
 	s := newState(&cfg, w, io.Discard)
 	s.assigned([]int32{0, 1, 2, 3, 4, 5}, 1, "")
 	batch := make([]record, 500)
+	value := stamped("producer-0", 123456, 1700000000000000000)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i += len(batch) {
 		for j := range batch {
 			r := &batch[j]
 			*r = record{partition: int32(j % 6), offset: int64(i + j), key: "k000123"}
-			r.setHeader(HeaderProducer, []byte("producer-0"), &s.producers)
-			r.setHeader(HeaderSeq, []byte("123456"), &s.producers)
-			r.setHeader(HeaderIntendedT, []byte("1700000000000000000"), &s.producers)
+			r.setStamp(value, &s.producers)
 		}
 		if err := s.process(context.Background(), batch); err != nil {
 			b.Fatal(err)

@@ -80,7 +80,7 @@ func main() {
 	flag.StringVar(&o.baseline, "baseline", "", "an earlier loadgen binary, measured beside --loadgen with the same clients: before and after in one run")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working folder (histories, logs)")
 	profile := flag.String("profile", "", "a new folder for a Go CPU profile of every loadgen run (<topic>.pprof) and the CPU of every producing process by thread (<topic>.threads.txt)")
-	flag.BoolVar(&o.ceiling, "client-ceiling", false, "also measure confluent-kafka-go alone (no loadgen) on the same keyed records, with no header, the three values in one header, and the three headers")
+	flag.BoolVar(&o.ceiling, "client-ceiling", false, "also measure confluent-kafka-go alone (no loadgen) on the same keyed records: bare, with loadgen's stamp in the value, with the stamp's three values in one header, and in three headers (loadgen's record format before the stamp)")
 	flag.Parse()
 	o.clients = strings.Split(*clients, ",")
 	if err := cli.CheckRanges(
@@ -254,7 +254,7 @@ producer:
 	}
 	b.tools = append(b.tools, "java")
 	if o.ceiling {
-		b.tools = append(b.tools, "raw-confluent", "raw-confluent-1hdr", "raw-confluent-headers")
+		b.tools = append(b.tools, "raw-confluent", "raw-confluent-stamp", "raw-confluent-1hdr", "raw-confluent-headers")
 	}
 	return nil
 }
@@ -281,8 +281,8 @@ func (b *bench) one(tool, topic string, n int) (measurement, error) {
 	case "loadgen", "base":
 		m, err = runLoadgen(b.bins[kind], b.c.Bootstrap(), topic, b.workloads[client], filepath.Join(b.work, topic), "--records", strconv.Itoa(n))
 	case "raw":
-		hdrs := map[string]int{"confluent": 0, "confluent-1hdr": 1, "confluent-headers": 3}[client]
-		m, err = confluentCeiling(b.c.Bootstrap(), topic, n, o.partitions, o.valueSize, o.linger, o.batch, hdrs)
+		form := map[string]ceilingForm{"confluent": bare, "confluent-stamp": stamped, "confluent-1hdr": oneHeader, "confluent-headers": threeHeaders}[client]
+		m, err = confluentCeiling(b.c.Bootstrap(), topic, n, o.partitions, o.valueSize, o.linger, o.batch, form)
 		m.mbPerSec = m.recordsPerSec * float64(o.valueSize) / (1 << 20)
 	default:
 		m, err = runJava(b.java, b.dist.Classpath(), b.c.Bootstrap(), topic, n, o.valueSize, o.linger, o.batch)
@@ -459,6 +459,8 @@ func label(tool string) string {
 		return "ProducerPerformance (Java)"
 	case "raw-confluent":
 		return "confluent-kafka-go alone"
+	case "raw-confluent-stamp":
+		return "confluent-kafka-go + stamp"
 	case "raw-confluent-1hdr":
 		return "confluent-kafka-go + 1 hdr"
 	case "raw-confluent-headers":

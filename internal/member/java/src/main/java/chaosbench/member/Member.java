@@ -34,7 +34,6 @@ import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.StaleMemberEpochException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
-import org.apache.kafka.common.header.Header;
 
 /**
  * A consumer-group member on Kafka's Java client: it polls a batch (up to
@@ -204,15 +203,7 @@ final class Member implements ConsumerRebalanceListener {
             e.offset = r.offset();
             e.key = r.key();
             e.recordT = r.timestamp() * 1_000_000L;
-            for (Header h : r.headers()) {
-                String v = h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8);
-                switch (h.key()) {
-                    case "producer" -> e.producer = v;
-                    case "seq" -> e.seq = parseLong(v);
-                    case "intended_t" -> e.intendedT = parseLong(v);
-                    default -> { }
-                }
-            }
+            Stamp.read(r.value(), e);
             append(e);
             flush();
             uncommitted.put(r.partition(), r.offset() + 1);
@@ -254,14 +245,6 @@ final class Member implements ConsumerRebalanceListener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        }
-    }
-
-    private static long parseLong(String s) {
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return 0;
         }
     }
 
