@@ -25,12 +25,18 @@ import (
 //     rate, not by its lifetime; and partitions per member at the end of
 //     traffic.
 type loadCheck struct {
-	g        *model
-	cur      *LoadInterval
-	counts   map[string]int64 // records per member in cur
-	over     bool             // traffic has ended
-	out      []LoadInterval
-	lastDisr int // disruptions when cur opened
+	g      *model
+	cur    *LoadInterval
+	counts map[string]*int64 // records per member in cur, by name
+	// byMember holds counts by member (member.idx), looked up at a
+	// member's first record of the interval: a record then costs no
+	// lookup by name. nil: not looked up yet; &uncounted: a member
+	// that was not in the group when the interval began.
+	byMember  []*int64
+	uncounted int64
+	over      bool // traffic has ended
+	out       []LoadInterval
+	lastDisr  int // disruptions when cur opened
 }
 
 func newLoadCheck(g *model) *loadCheck { return &loadCheck{g: g} }
@@ -45,16 +51,25 @@ func (c *loadCheck) processed(p *partition, m *member, e *history.Event) {
 		}
 		c.open(e.T)
 	}
-	if n, ok := c.counts[m.proc]; ok {
-		c.counts[m.proc] = n + 1
+	for m.idx >= len(c.byMember) {
+		c.byMember = append(c.byMember, nil)
 	}
+	n := c.byMember[m.idx]
+	if n == nil {
+		if n = c.counts[m.proc]; n == nil {
+			n = &c.uncounted
+		}
+		c.byMember[m.idx] = n
+	}
+	*n++
 }
 
 // open begins an interval at t: the group's members and their partitions
 // now.
 func (c *loadCheck) open(t int64) {
 	g := c.g
-	c.counts = map[string]int64{}
+	c.counts = map[string]*int64{}
+	clear(c.byMember)
 	parts := map[string]int{}
 	for _, m := range g.memberOrder {
 		if m.alive && m.joined {
@@ -67,7 +82,7 @@ func (c *loadCheck) open(t int64) {
 		}
 	}
 	for n := range parts {
-		c.counts[n] = 0
+		c.counts[n] = new(int64)
 	}
 	after := 0
 	if len(g.disr) > 0 {
@@ -84,10 +99,12 @@ func (c *loadCheck) close(t int64) {
 		return
 	}
 	iv.EndT = t
-	for _, n := range c.counts {
-		iv.Records += n
+	counts := make(map[string]int64, len(c.counts))
+	for name, n := range c.counts {
+		counts[name] = *n
+		iv.Records += *n
 	}
-	iv.RecordsMaxOverMean = maxOverMean(c.counts)
+	iv.RecordsMaxOverMean = maxOverMean(counts)
 	c.out = append(c.out, *iv)
 }
 

@@ -49,6 +49,7 @@ type member struct {
 	proc  string
 	inc   int
 	name  string // "m1.0"
+	idx   int    // its position in model.memberOrder: a checker's index of its own state per member
 	alive bool
 	// joined: it has been given an assignment (possibly empty).
 	joined bool
@@ -141,7 +142,7 @@ func (g *model) member(proc string, inc int) *member {
 		}
 		return m
 	}
-	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), alive: true}
+	m := &member{proc: proc, inc: inc, name: fmt.Sprintf("%s.%d", proc, inc), idx: len(g.memberOrder), alive: true}
 	g.members[k] = m
 	g.memberOrder = append(g.memberOrder, m)
 	return m

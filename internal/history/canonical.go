@@ -261,6 +261,21 @@ func hasByteBelow(w uint64, n byte) uint64 {
 // ',', '}' or ']'). Numbers of more than 19 digits, and anything the
 // general lexer would have to judge, are left to it.
 func plainInt(s []byte, i int) (int64, int, bool) {
+	// Most integers of a line are of one or two digits (the incarnation,
+	// the partition, the first offsets and seqs of a key): read at once,
+	// without the word-wide parse.
+	if len(s)-i >= 3 {
+		if d0 := s[i] - '0'; d0 <= 9 {
+			if c := s[i+1]; c == ',' || c == '}' || c == ']' {
+				return int64(d0), i + 1, true
+			}
+			if d1 := s[i+1] - '0'; d1 <= 9 {
+				if c := s[i+2]; c == ',' || c == '}' || c == ']' {
+					return int64(d0)*10 + int64(d1), i + 2, true
+				}
+			}
+		}
+	}
 	neg := false
 	if i < len(s) && s[i] == '-' {
 		neg = true

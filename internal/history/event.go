@@ -47,27 +47,34 @@ const (
 
 // Event is one line of a history. Which fields are meaningful depends on
 // Kind (docs/history.md); the others are zero and not written.
+//
+// The fields of produced and processed events, nearly every event, come
+// first, in the struct's first 152 bytes: reading an event touches two or
+// three cache lines of its 400-odd bytes (the Merger hands events from
+// one core to another, where each line read is a transfer). Lines are
+// written in the order of fieldSpecs, not of the struct.
 type Event struct {
 	Kind Kind   `json:"kind"`
 	T    int64  `json:"t"`    // Unix time, nanoseconds, of the writer's clock
 	Proc string `json:"proc"` // the writing process's name in the run: "producer-0", "m3", "chaos"
 	Inc  int    `json:"inc"`  // the writer's incarnation: 0, then +1 per restart
 
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+	Key       string `json:"key,omitempty"`
+	Seq       int64  `json:"seq"`
+	Producer  string `json:"producer,omitempty"`
+	IntendedT int64  `json:"intended_t,omitempty"`
+	SentT     int64  `json:"sent_t,omitempty"`
+	RecordT   int64  `json:"record_t,omitempty"`
+	Err       string `json:"err,omitempty"`
+	Ambiguous bool   `json:"ambiguous,omitempty"`
+	Auto      bool   `json:"auto,omitempty"`
+	Gen       int32  `json:"gen,omitempty"`
+
 	Topic      string  `json:"topic,omitempty"`
-	Partition  int32   `json:"partition"`
-	Offset     int64   `json:"offset"`
-	Key        string  `json:"key,omitempty"`
-	Seq        int64   `json:"seq"`
-	Producer   string  `json:"producer,omitempty"`
-	IntendedT  int64   `json:"intended_t,omitempty"`
-	SentT      int64   `json:"sent_t,omitempty"`
-	RecordT    int64   `json:"record_t,omitempty"`
 	Partitions []int32 `json:"partitions,omitempty"`
-	Gen        int32   `json:"gen,omitempty"`
 	MemberID   string  `json:"member_id,omitempty"`
-	Err        string  `json:"err,omitempty"`
-	Ambiguous  bool    `json:"ambiguous,omitempty"`
-	Auto       bool    `json:"auto,omitempty"`
 
 	Action    string `json:"action,omitempty"`
 	Target    string `json:"target,omitempty"`

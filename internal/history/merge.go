@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unsafe"
 )
 
 // Merger reads several history files as one stream in time order. Ties
@@ -35,8 +36,11 @@ type Merger struct {
 type feed struct {
 	index int
 	r     *FileReader
-	full  chan *batch // decoded, in file order; closed at the end
-	free  chan *batch // read by the merge: to be filled again
+	// batches: the file is decoded at most this many batches ahead
+	// (lookAhead).
+	batches int
+	full    chan *batch // decoded, in file order; closed at the end
+	free    chan *batch // read by the merge: to be filled again
 	// The merge's side: the batch being read and the position in it.
 	cur *batch
 	pos int
@@ -46,29 +50,70 @@ type feed struct {
 	closeErr error
 }
 
+// batch is a run of a file's lines. Its items were written on another
+// core, and each of their cache lines read here is a transfer from that
+// core's cache: the merge reads the lines' times from ts, eight to a
+// cache line, and their errors only in a batch that has some; the caller
+// of Next reads the event, most often only its first cache lines (Event
+// puts the fields most events have first).
 type batch struct {
 	items []item
+	ts    []int64 // ts[i]: items[i]'s time, the merge's sort key
 	n     int
+	bad   int // items that hold an error
 }
 
 // item is one line of a file: its event, or why it could not be read.
-// The merge reads err and the event's time first: they share the item's
-// first cache line.
+// Items fill whole cache lines, so that each event begins a line (the
+// allocator starts a block the size of a batch's items on a cache line):
+// an event's first fields then share the fewest lines.
 type item struct {
-	err  error
+	ev Event
+	// Not last: an empty last field would be padded.
+	_    [(64 - (unsafe.Sizeof(Event{})+itemTail)%64) % 64]byte
 	line int
-	ev   Event
+	err  error
 }
 
-// Batches: a file is decoded at most maxBatches batches ahead; batches
-// are smaller when there are many files, so that the events held stay
-// bounded.
+// itemTail is the size of an item's fields after its event and padding.
+const itemTail = unsafe.Sizeof(int(0)) + unsafe.Sizeof(error(nil))
+
+// Batches: a file is decoded at least batchesPerFile batches ahead, a
+// large one more (lookAhead), all of them at most twice batchesPerFile
+// per file; batches are smaller when there are many files, so that the
+// events held stay bounded.
 const (
-	maxBatches      = 4
+	batchesPerFile  = 4
 	maxBatchEvents  = 256
 	minBatchEvents  = 16
 	heldEventsTotal = 4096 // per batch position, over all files
 )
+
+// lookAhead returns how many batches each file may be decoded ahead of
+// the merge, given the files' sizes: batchesPerFile, or a file's share
+// of batchesPerFile per file by size if more. The merge takes a file's
+// events about as fast as its bytes come in the history: a producer's
+// file, half a cell's events beside eight members' files, goes eight
+// times as fast as each of theirs. With the same look-ahead for every
+// file, the merge would catch up with that file's decoding (and wait, a
+// core idle) while the others' decoders, far ahead, had nothing left to
+// do. A file that ends early (a member killed) went as fast as the
+// others while it lasted: it keeps batchesPerFile.
+func lookAhead(sizes []int64) []int {
+	var total int64
+	for _, s := range sizes {
+		total += s
+	}
+	budget := int64(batchesPerFile * len(sizes))
+	n := make([]int, len(sizes))
+	for i, s := range sizes {
+		n[i] = batchesPerFile
+		if total > 0 {
+			n[i] = max(int(budget*s/total), batchesPerFile)
+		}
+	}
+	return n
+}
 
 // OpenDir opens every history file of a folder for merging.
 func OpenDir(dir string) (*Merger, error) {
@@ -97,8 +142,16 @@ func OpenMerged(paths ...string) (*Merger, error) {
 		readers = append(readers, r)
 	}
 	size := min(max(heldEventsTotal/max(len(paths), 1), minBatchEvents), maxBatchEvents)
+	sizes := make([]int64, len(readers))
 	for i, r := range readers {
-		f := &feed{index: i, r: r, full: make(chan *batch, maxBatches), free: make(chan *batch, maxBatches)}
+		if st, err := r.f.Stat(); err == nil {
+			sizes[i] = st.Size()
+		}
+	}
+	ahead := lookAhead(sizes)
+	for i, r := range readers {
+		n := ahead[i]
+		f := &feed{index: i, r: r, batches: n, full: make(chan *batch, n), free: make(chan *batch, n)}
 		m.feeds = append(m.feeds, f)
 		m.wg.Add(1)
 		go func() {
@@ -120,8 +173,8 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 		select {
 		case b = <-f.free:
 		default:
-			if allocated < maxBatches {
-				b = &batch{items: make([]item, size)}
+			if allocated < f.batches {
+				b = &batch{items: make([]item, size), ts: make([]int64, size)}
 				allocated++
 				break
 			}
@@ -131,7 +184,7 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 				return
 			}
 		}
-		b.n = 0
+		b.n, b.bad = 0, 0
 		eof := false
 		for b.n < len(b.items) {
 			it := &b.items[b.n]
@@ -145,9 +198,11 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 				// A line that cannot be read sorts where the file's
 				// previous event did: it is reported right after it.
 				it.ev.T = lastT
+				b.bad++
 			} else {
 				lastT = it.ev.T
 			}
+			b.ts[b.n] = it.ev.T
 			b.n++
 		}
 		if b.n > 0 {
@@ -166,8 +221,8 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 // advance moves the merge to the file's next item; false at its end.
 func (f *feed) advance() bool {
 	f.pos++
-	if f.cur != nil && f.pos < f.cur.n {
-		f.t = f.cur.items[f.pos].ev.T
+	if b := f.cur; b != nil && f.pos < b.n {
+		f.t = b.ts[f.pos]
 		return true
 	}
 	if f.cur != nil {
@@ -178,7 +233,7 @@ func (f *feed) advance() bool {
 	if !ok {
 		return false
 	}
-	f.cur, f.pos, f.t = b, 0, b.items[0].ev.T
+	f.cur, f.pos, f.t = b, 0, b.ts[0]
 	return true
 }
 
@@ -209,16 +264,18 @@ func (m *Merger) Next() (*Event, error) {
 	}
 	f := m.heap[0]
 	m.last = f
-	it := &f.cur.items[f.pos]
-	if it.err != nil {
-		return nil, it.err
+	b := f.cur
+	if b.bad > 0 {
+		if it := &b.items[f.pos]; it.err != nil {
+			return nil, it.err
+		}
 	}
-	if it.ev.T < f.lastT {
-		return nil, &LineError{Path: f.r.path, Line: it.line,
-			Err: fmt.Errorf("t=%d is earlier than the previous event's t=%d", it.ev.T, f.lastT)}
+	if t := b.ts[f.pos]; t < f.lastT {
+		return nil, &LineError{Path: f.r.path, Line: b.items[f.pos].line,
+			Err: fmt.Errorf("t=%d is earlier than the previous event's t=%d", t, f.lastT)}
 	}
-	f.lastT = it.ev.T
-	return &it.ev, nil
+	f.lastT = f.t
+	return &b.items[f.pos].ev, nil
 }
 
 // Source returns the path and line of the event last returned by Next.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // refLine is one line of a generated file as the reference merge sees it.
@@ -204,5 +205,43 @@ func TestMergerCloseEarly(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after Close, %d before", n, before)
+	}
+}
+
+// TestLookAheadFollowsFileSizes: a file of half a history's bytes is
+// decoded as far ahead as half the look-ahead of all the files; the
+// others keep batchesPerFile; the total stays within twice batchesPerFile
+// per file.
+func TestLookAheadFollowsFileSizes(t *testing.T) {
+	for _, c := range []struct {
+		sizes []int64
+		want  []int
+	}{
+		{[]int64{0, 0}, []int{4, 4}},
+		{[]int64{5}, []int{4}},
+		// A producer beside eight members and a chaos driver (the
+		// benchmark's cell): 10 files, 40 batches, half of them its.
+		{[]int64{475, 70, 68, 68, 38, 69, 68, 68, 68, 0}, []int{19, 4, 4, 4, 4, 4, 4, 4, 4, 4}},
+		{[]int64{1, 1 << 40}, []int{4, 7}}, // shares are rounded down
+	} {
+		got := lookAhead(c.sizes)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("lookAhead(%v) = %v, want %v", c.sizes, got, c.want)
+		}
+		sum := 0
+		for _, n := range got {
+			sum += n
+		}
+		if sum > 2*batchesPerFile*len(c.sizes) {
+			t.Errorf("lookAhead(%v): %d batches, more than twice %d per file", c.sizes, sum, batchesPerFile)
+		}
+	}
+}
+
+// TestItemsFillCacheLines: an item is a whole number of cache lines, so
+// that in a batch every event begins one.
+func TestItemsFillCacheLines(t *testing.T) {
+	if n := unsafe.Sizeof(item{}); n%64 != 0 {
+		t.Errorf("an item is %d bytes, not a multiple of 64", n)
 	}
 }

@@ -9,7 +9,8 @@
 //	1  workloads, assign, internal/kafkaconf, internal/launcher, internal/probe
 //	0  internal/vocab, internal/history, internal/runfolder, internal/pace,
 //	   internal/partitioner, internal/keygen, internal/version, internal/procutil,
-//	   internal/testcert, internal/schema, internal/kafkarelease, internal/clip
+//	   internal/testcert, internal/schema, internal/kafkarelease, internal/clip,
+//	   internal/stamp
 //
 // And the pure core (the vocabulary, the history format, the run folder's
 // records, pacing, partitioners and key generators, workloads, the
