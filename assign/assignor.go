@@ -72,7 +72,13 @@ func (a assignorFunc) Protocol() Protocol            { return a.protocol }
 func (a assignorFunc) AssignSpec(s *Spec) *Placement { return a.run(s) }
 func (a assignorFunc) Place(g *Group) *Placement     { return a.run(newSpec(g, a.parts)) }
 func (a assignorFunc) Assign(g *Group) Assignment {
-	return a.run(newSpec(g, a.parts|specLocal)).Assignment()
+	// The Spec and the placement are Assign's own: the Spec's arrays
+	// serve the next call.
+	s := recycledSpec()
+	s.compile(g, a.parts|specLocal)
+	out := a.run(s).Assignment()
+	s.recycle()
+	return out
 }
 
 // run runs the model; a group without members gets an empty placement

@@ -21,16 +21,33 @@ type classifier struct {
 }
 
 func newClassifier(topics map[string]int32) *classifier {
-	c := &classifier{all: sortedKeys(topics)}
+	c := new(classifier)
+	c.reset(topics, 0)
+	return c
+}
+
+// reset makes c a classifier of subscriptions to topics, empty, keeping
+// the arrays it has (a recycled Spec's: see specPool) unless they are
+// far larger than a group of that many members needs. Its names are
+// new: a Spec's topic names, which assignments share.
+func (c *classifier) reset(topics map[string]int32, members int) {
+	c.all = sortedKeys(topics)
+	c.flat, c.ends = c.flat[:0], c.ends[:0]
+	c.byBits.reset(members)
+	c.byNames = nil
 	if len(c.all) <= maxIndexedTopics {
-		c.small = newTopicIndex(c.all)
-		return c
+		if c.small == nil {
+			c.small = new(topicIndex)
+		}
+		c.small.reset(c.all)
+		c.index = nil
+		return
 	}
+	c.small = nil
 	c.index = make(map[string]int32, len(c.all))
 	for i, t := range c.all {
 		c.index[t] = int32(i)
 	}
-	return c
 }
 
 // lookup returns the index in all of a topic name, if it has one.
@@ -138,6 +155,17 @@ type bitSetClasses struct {
 	classes []int32 // class + 1; 0: empty slot
 	shift   uint    // 64 - log2(len(sets))
 	n       int
+}
+
+// reset empties the table, keeping its arrays unless they are larger
+// than the classes of that many members could have grown them.
+func (t *bitSetClasses) reset(members int) {
+	if len(t.sets) > max(32, 4*members) {
+		*t = bitSetClasses{}
+		return
+	}
+	clear(t.classes)
+	t.n = 0
 }
 
 func (t *bitSetClasses) slot(set uint64) uint64 { return set * 0x9e3779b97f4a7c15 >> t.shift }

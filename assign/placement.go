@@ -14,35 +14,47 @@ type Placement struct {
 // placementFromOwners builds the placement of owner (partition -> member,
 // -1: nobody), which it does not keep.
 func placementFromOwners(s *Spec, owner []int32) *Placement {
-	n := len(s.members)
-	// A counting sort by member: start[m+2] counts member m, its prefix
-	// sum start[m+1] is where m's partitions begin, and filling advances
-	// it to where they end, which is where m+1's begin.
-	start := make([]int32, n+2)
+	// A counting sort by member: count each member's partitions, then
+	// place them.
+	counts := s.placementStarts(len(s.members) + 2)
 	assigned := 0
 	for _, m := range owner {
 		if m >= 0 {
-			start[m+2]++
+			counts[m+2]++
 			assigned++
 		}
 	}
+	return placementFromCounts(s, owner, counts, assigned)
+}
+
+// placementFromCounts is placementFromOwners for a model that knows how
+// many partitions each member has (counts[m+2], from placementStarts;
+// assigned in all), which saves a pass over owner.
+func placementFromCounts(s *Spec, owner, counts []int32, assigned int) *Placement {
+	n := len(s.members)
+	// counts[m+2]'s prefix sum start[m+1] is where member m's partitions
+	// begin, and filling advances it to where they end, which is where
+	// m+1's begin.
+	start := counts
 	for i := 2; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
 	if s.local && len(owner) == int(s.total) {
 		parts, local := placementArrays(assigned, true)
+		local = local[:len(parts)]
 		// Topic by topic, each partition's number within its topic too.
-		for t := range len(s.topics) {
-			base := s.offset[t]
-			for gp := base; gp < s.offset[t+1]; gp++ {
-				if m := owner[gp]; m >= 0 {
+		offset := s.offset
+		for t := 0; t+1 < len(offset); t++ {
+			base := offset[t]
+			for p, m := range owner[base:offset[t+1]] {
+				if m >= 0 {
 					at := start[m+1]
-					parts[at], local[at] = gp, gp-base
-					start[m+1]++
+					parts[at], local[at] = base+int32(p), int32(p)
+					start[m+1] = at + 1
 				}
 			}
 		}
-		return &Placement{spec: s, start: start[:n+1], parts: parts, local: local}
+		return s.newPlacement(start[:n+1], parts, local)
 	}
 	parts := make([]int32, assigned)
 	for gp, m := range owner {
@@ -51,7 +63,7 @@ func placementFromOwners(s *Spec, owner []int32) *Placement {
 			start[m+1]++
 		}
 	}
-	return &Placement{spec: s, start: start[:n+1], parts: parts}
+	return s.newPlacement(start[:n+1], parts, nil)
 }
 
 // placementArrays returns a placement's array of n partition numbers

@@ -28,7 +28,7 @@ func rangeAssign(s *Spec) *Placement {
 		r := &topics[t]
 		r.quota, r.extra, r.seen, r.next = s.counts[t]/r.seen, s.counts[t]%r.seen, 0, s.offset[t]
 	}
-	start := make([]int32, len(s.members)+1)
+	start := s.placementStarts(len(s.members) + 1)
 	for _, m := range order {
 		size := int32(0)
 		for _, t := range s.subs(int(m)) {
@@ -62,7 +62,7 @@ func rangeAssign(s *Spec) *Placement {
 			r.next = end
 		}
 	}
-	return &Placement{spec: s, start: start, parts: parts, local: local}
+	return s.newPlacement(start, parts, local)
 }
 
 // rangeTopic is a topic as the range assignor splits it among its

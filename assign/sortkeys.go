@@ -11,13 +11,15 @@ import (
 // numbers, not strings: each member's number holds, in its high bits, the
 // first bytes of its key after the prefix that all of them share (ids
 // such as consumer-<n>-<uuid> share one), and the member itself in the
-// low bits; members whose high bits are equal are then compared in full.
+// low bytes; members whose high bits are equal are then compared in full.
 func sortByKey(members []int32, keys []string) {
 	if len(members) < 2 {
 		return
 	}
 	prefix := sharedPrefix(members, keys)
-	memberBits := bits.Len(uint(len(keys) - 1))
+	// Whole bytes for the member, which the radix sort need not sort by:
+	// the members whose keys' bits are equal are put in order below.
+	memberBits := 8 * ((bits.Len(uint(len(keys)-1)) + 7) / 8)
 	buf := sortBuffers.Get().(*[]uint64)
 	if cap(*buf) < 2*len(members) {
 		*buf = make([]uint64, 2*len(members))
@@ -26,7 +28,7 @@ func sortByKey(members []int32, keys []string) {
 	for i, m := range members {
 		sorted[i] = keyWindow(keys[m][prefix:])>>memberBits<<memberBits | uint64(m)
 	}
-	sortNumbers(sorted, spare)
+	sortNumbers(sorted, spare, memberBits/8)
 	mask := uint64(1)<<memberBits - 1
 	for i, v := range sorted {
 		members[i] = int32(v & mask)
@@ -56,6 +58,9 @@ func sharedPrefix(members []int32, keys []string) int {
 	prefix := len(first)
 	for _, m := range members[1:] {
 		k := keys[m]
+		if len(k) >= prefix && k[:prefix] == first[:prefix] {
+			continue // all of it: once the prefix is found, most keys
+		}
 		n := min(prefix, len(k))
 		i := 0
 		// 8 bytes at a time: the first that differs is the highest
@@ -97,12 +102,14 @@ func keyWindow(k string) uint64 {
 // they save.
 const radixFrom = 256
 
-// sortNumbers sorts v ascending, using spare (as long as v) as it
-// likes. Many numbers are sorted byte by byte, from the lowest (a stable
-// counting sort per byte), skipping the bytes all of them share: linear,
-// where a comparison sort of 10,000 numbers makes over 100,000
-// comparisons.
-func sortNumbers(v, spare []uint64) {
+// sortNumbers sorts v ascending by their bytes from the from-th lowest
+// up (0: all of them), using spare (as long as v) as it likes. Many
+// numbers are sorted byte by byte, from the lowest (a stable counting
+// sort per byte), skipping the bytes below from and those all of them
+// share: linear, where a comparison sort of 10,000 numbers makes over
+// 100,000 comparisons. Few are sorted by comparison, bytes below from
+// included.
+func sortNumbers(v, spare []uint64, from int) {
 	if len(v) < radixFrom {
 		slices.Sort(v)
 		return
@@ -119,7 +126,7 @@ func sortNumbers(v, spare []uint64) {
 		counts[7][byte(x>>56)]++
 	}
 	src, dst := v, spare[:len(v)]
-	for b := range 8 {
+	for b := from; b < 8; b++ {
 		shift := 8 * b
 		c := &counts[b]
 		if c[byte(v[0]>>shift)] == int32(len(v)) {

@@ -1,6 +1,7 @@
 package assign
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -10,10 +11,15 @@ import (
 
 // sortNumbers sorts as slices.Sort does, by comparison below radixFrom
 // numbers and by radix from it: numbers that share bytes (which the radix
-// sort skips), repeat, or differ only in their low or high bytes.
+// sort skips), repeat, or differ only in their low or high bytes; from
+// its from-th byte up, the numbers come out ordered by those bytes.
 func TestSortNumbers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 7))
 	for round := range 200 {
+		from := 0
+		if round%2 == 1 {
+			from = rng.IntN(8)
+		}
 		n := 1 + rng.IntN(3*radixFrom)
 		v := make([]uint64, n)
 		shared := rng.Uint64()
@@ -26,9 +32,14 @@ func TestSortNumbers(t *testing.T) {
 		}
 		want := slices.Clone(v)
 		slices.Sort(want)
-		sortNumbers(v, make([]uint64, len(v)))
+		sortNumbers(v, make([]uint64, len(v)), from)
+		high := func(x uint64) uint64 { return x >> (8 * from) }
+		if !slices.IsSortedFunc(v, func(a, b uint64) int { return cmp.Compare(high(a), high(b)) }) {
+			t.Fatalf("round %d (%d numbers, from byte %d): not sorted", round, n, from)
+		}
+		slices.Sort(v)
 		if !slices.Equal(v, want) {
-			t.Fatalf("round %d (%d numbers): not sorted", round, n)
+			t.Fatalf("round %d (%d numbers): numbers changed", round, n)
 		}
 	}
 }

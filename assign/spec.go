@@ -61,6 +61,12 @@ type Spec struct {
 	// their topic too, which they do at little cost as they place them:
 	// Assign's conversion to names reads those numbers.
 	local bool
+
+	// scratch is set in the Specs Assign compiles (specPool), which go
+	// back to the pool once the assignment is converted to names: the
+	// arrays that compiling and a model need only meanwhile, kept with
+	// the Spec's own for the next call. nil in any other Spec.
+	scratch *specScratch
 }
 
 // specParts selects what newSpec computes.
@@ -79,11 +85,29 @@ func NewSpec(g *Group) *Spec { return newSpec(g, specOwned|specDerived) }
 
 // newSpec compiles g, computing only the parts asked for.
 func newSpec(g *Group, parts specParts) *Spec {
-	s := &Spec{local: parts&specLocal != 0}
+	s := new(Spec)
+	s.compile(g, parts)
+	return s
+}
+
+// compile makes s the Spec of g, computing only the parts asked for. In
+// a recycled Spec it reuses the arrays that are large enough, except
+// the topic names and offsets, which the assignments made from it share.
+func (s *Spec) compile(g *Group, parts specParts) {
+	s.local = parts&specLocal != 0
 	n := len(g.Members)
-	s.members = make([]string, n)
-	s.class = make([]int32, n)
-	c := newClassifier(g.Topics)
+	s.members = reuse(s.members, n)
+	s.class = reuse(s.class, n)
+	s.inst = nil
+	s.ownedParts, s.ownedStart = nil, nil
+	s.byID, s.owner = nil, nil
+	var c *classifier
+	if s.scratch != nil {
+		c = &s.scratch.classifier
+	} else {
+		c = new(classifier)
+	}
+	c.reset(g.Topics, n)
 	for i, m := range g.Members {
 		s.members[i] = m.ID
 		if m.InstanceID != "" {
@@ -110,14 +134,19 @@ func newSpec(g *Group, parts specParts) *Spec {
 			s.owner = s.previousOwners()
 		}
 	}
-	return s
 }
 
 // numberTopics numbers the topics that some class subscribes to (as in
 // Kafka, only those take part), in name order. It returns each topic's
 // number by its index in c.all, -1 for none.
 func (s *Spec) numberTopics(counts map[string]int32, c *classifier) []int32 {
-	number := make([]int32, len(c.all)) // index in all -> number, -1: none
+	var number []int32 // index in all -> number, -1: none
+	if s.scratch != nil {
+		s.scratch.number = reuse(s.scratch.number, len(c.all))
+		number = s.scratch.number
+	} else {
+		number = make([]int32, len(c.all))
+	}
 	for i := range number {
 		number[i] = -1
 	}
@@ -132,6 +161,7 @@ func (s *Spec) numberTopics(counts map[string]int32, c *classifier) []int32 {
 		}
 	}
 	s.small, s.index = c.small, c.index
+	s.allNumber = nil
 	if nt == len(c.all) {
 		// Every topic takes part (the common case): the numbers are the
 		// indexes in all, and the classifier's names serve.
@@ -145,8 +175,9 @@ func (s *Spec) numberTopics(counts map[string]int32, c *classifier) []int32 {
 			}
 		}
 	}
-	s.counts = make([]int32, nt)
-	s.offset = make([]int32, nt+1)
+	s.counts = reuse(s.counts, nt)
+	s.offset = make([]int32, nt+1) // new: assignments share it
+	s.total = 0
 	for i, t := range s.topics {
 		n := counts[t]
 		s.counts[i] = n
@@ -177,8 +208,9 @@ func (s *Spec) topicNumber(name string) (int32, bool) {
 // setClassTopics gives the classes their topics by number.
 func (s *Spec) setClassTopics(c *classifier, number []int32) {
 	nt := len(s.topics)
-	s.classTopics = make([][]int32, len(c.ends))
-	s.classSub = make([]bool, len(c.ends)*nt)
+	s.classTopics = reuse(s.classTopics, len(c.ends))
+	s.classSub = reuse(s.classSub, len(c.ends)*nt)
+	clear(s.classSub)
 	flat := c.flat // renumbered in place
 	for j, t := range flat {
 		flat[j] = number[t] // ascending still: the numbers keep name order
@@ -198,8 +230,16 @@ func (s *Spec) setClassTopics(c *classifier, number []int32) {
 // topics), ascending, all in one array.
 func (s *Spec) compileOwned(g *Group) {
 	n := len(g.Members)
-	var owned []int32 // allocated at the first owned partition
-	start := make([]int32, n+1)
+	var owned, start []int32 // owned: allocated at the first owned partition
+	if x := s.scratch; x != nil {
+		if cap(x.ownedParts) >= int(s.total) {
+			owned = x.ownedParts[:0]
+		}
+		start = reuse(x.ownedStart, n+1)
+		start[0] = 0
+	} else {
+		start = make([]int32, n+1)
+	}
 	for i, m := range g.Members {
 		if len(m.Owned) > 0 {
 			if owned == nil {
@@ -235,17 +275,23 @@ func (s *Spec) appendOwned(owned []int32, m int, byTopic map[string][]int32) []i
 	inOrder := lookUp
 	found := 0
 	if lookUp {
+		// The loop runs once per owned topic of every member: the
+		// Spec's arrays in locals, which the compiler would otherwise
+		// load again after every append.
+		topics, offset := s.topics, s.offset
 		for _, t := range subs {
-			ps, ok := byTopic[s.topics[t]]
+			ps, ok := byTopic[topics[t]]
 			if !ok {
 				continue
 			}
 			found++
-			for j, p := range ps {
-				if j > 0 && p < ps[j-1] {
+			base, last := offset[t], int32(-1)
+			for _, p := range ps {
+				if p < last {
 					inOrder = false
 				}
-				owned = append(owned, s.offset[t]+p)
+				last = p
+				owned = append(owned, base+p)
 			}
 		}
 	}
@@ -390,9 +436,17 @@ func (s *Spec) compareMemberInfo(a, b int32) int {
 	return strings.Compare(s.members[a], s.members[b])
 }
 
-// allMembers returns 0, 1, ..., members-1.
+// allMembers returns 0, 1, ..., members-1: a new array, or in a
+// recycled Spec its scratch array (which each model asks for once at
+// most, through sortedByID or memberInfoOrder).
 func (s *Spec) allMembers() []int32 {
-	out := make([]int32, len(s.members))
+	var out []int32
+	if s.scratch != nil {
+		s.scratch.order = reuse(s.scratch.order, len(s.members))
+		out = s.scratch.order
+	} else {
+		out = make([]int32, len(s.members))
+	}
 	for i := range out {
 		out[i] = int32(i)
 	}

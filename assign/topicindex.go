@@ -17,11 +17,20 @@ type topicIndex struct {
 const maxIndexedTopics = 64
 
 func newTopicIndex(names []string) *topicIndex {
+	x := new(topicIndex)
+	x.reset(names)
+	return x
+}
+
+// reset makes x the index of names, in the table it has if that is
+// large enough (a recycled Spec's: see specPool).
+func (x *topicIndex) reset(names []string) {
 	size := 8
 	for size < 4*len(names) {
 		size *= 2
 	}
-	x := &topicIndex{names: names, slots: make([]int8, size), mask: uint32(size - 1)}
+	x.names, x.slots, x.mask = names, reuse(x.slots, size), uint32(size-1)
+	clear(x.slots)
 	for i, name := range names {
 		h := x.hash(name)
 		for x.slots[h] != 0 {
@@ -29,7 +38,6 @@ func newTopicIndex(names []string) *topicIndex {
 		}
 		x.slots[h] = int8(i + 1)
 	}
-	return x
 }
 
 // hash mixes a name's length and its last, second last and middle bytes.

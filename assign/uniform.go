@@ -43,31 +43,45 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 		return placementFromOwners(s, owner[:0])
 	}
 	setNobody(owner)
-	prev := s.owner
-	if prev == nil {
-		prevBuf := getInts(int(s.total))
-		defer putInts(prevBuf)
-		prev = s.fillPreviousOwners(*prevBuf)
-	}
 	// The partitions nobody owned, then (appended below) the revoked ones:
 	// each partition once at most.
 	unassignedBuf := getInts(int(s.total))
 	defer putInts(unassignedBuf)
 	unassigned := (*unassignedBuf)[:0]
-	for gp, m := range prev {
-		if m < 0 {
-			unassigned = append(unassigned, int32(gp))
+	if prev := s.owner; prev != nil {
+		for gp, m := range prev {
+			if m < 0 {
+				unassigned = append(unassigned, int32(gp))
+			}
+		}
+	} else {
+		// Without the previous owners precomputed, the owned partitions
+		// are marked in owner, where the members' kept partitions and the
+		// fill below overwrite them: one pass over them all, where
+		// computing the owners would take a pass and an array more.
+		if s.ownedStart != nil {
+			for _, gp := range s.ownedParts[:s.ownedStart[len(s.members)]] {
+				owner[gp] = ownedBefore
+			}
+		}
+		for gp, m := range owner {
+			if m == -1 {
+				unassigned = append(unassigned, int32(gp))
+			}
 		}
 	}
 	minQuota, extra := int(s.total)/n, int(s.total)%n
 	type unfilled struct{ member, remaining int32 }
 	var short []unfilled
+	// Each member ends with its quota (the placement's counts).
+	counts := s.placementStarts(len(s.members) + 2)
 	for i, m := range order {
 		quota := minQuota
 		hasExtra := extra > 0
 		if hasExtra {
 			quota++
 		}
+		full := quota
 		ps := s.owned(int(m)) // ascending: topics by name, partitions ascending
 		if len(ps) <= quota {
 			// It keeps them all (as the walk below would).
@@ -96,6 +110,7 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 		// extra partitions go to members that already own them.
 		if quota > 0 && hasExtra && n-i > extra {
 			quota--
+			full--
 			hasExtra = false
 		}
 		if quota > 0 {
@@ -104,6 +119,11 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 		if hasExtra {
 			extra--
 		}
+		counts[m+2] = int32(full)
+	}
+	need := 0
+	for _, u := range short {
+		need += int(u.remaining)
 	}
 	next := 0
 	for _, u := range short {
@@ -112,8 +132,17 @@ func uniformHomogeneous(s *Spec, order []int32) *Placement {
 			next++
 		}
 	}
-	return placementFromOwners(s, owner)
+	if need != len(unassigned) {
+		// Not in a homogeneous group, where the quotas add up to the
+		// partitions: count what each member has (ownedBefore is none).
+		return placementFromOwners(s, owner)
+	}
+	return placementFromCounts(s, owner, counts, int(s.total))
 }
+
+// ownedBefore marks, in uniformHomogeneous's owner array, a partition
+// that some member owned and that no member has yet: like -1, nobody.
+const ownedBefore = -2
 
 // uniformHeterogeneous is UniformHeterogeneousAssignmentBuilder: members
 // keep every owned partition they still subscribe to; unassigned
