@@ -39,6 +39,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/stamp"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -87,7 +88,9 @@ func main() {
 		cli.IntRange{Flag: "records", Value: o.records, Min: 1, Max: 1_000_000_000},
 		cli.IntRange{Flag: "rounds", Value: o.rounds, Min: 1, Max: 100},
 		cli.IntRange{Flag: "partitions", Value: o.partitions, Min: 1, Max: workloads.MaxPartitions},
-		cli.IntRange{Flag: "value-size", Value: o.valueSize, Min: 1, Max: workloads.MaxValueSize},
+		// Both sides send values of this size: loadgen's hold its stamp,
+		// which a smaller value.size would make larger than asked.
+		cli.IntRange{Flag: "value-size", Value: o.valueSize, Min: stamp.Len(len("producer-0")), Max: workloads.MaxValueSize},
 		cli.IntRange{Flag: "linger-ms", Value: o.linger, Min: 0, Max: 60_000},
 		cli.IntRange{Flag: "batch-size", Value: o.batch, Min: 1, Max: 1 << 30},
 	); err != nil {
