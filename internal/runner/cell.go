@@ -468,7 +468,8 @@ func derefString(s *string) string {
 }
 
 // waitFormed waits until the group's members own every partition between
-// them.
+// them and, when there are more members than partitions, until the broker
+// has every member in the group's settled generation.
 func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -477,15 +478,26 @@ func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
 		if err != nil {
 			return err
 		}
+		joined := ""
 		if o.formed(c.currentPartitions(), alive) {
-			return nil
+			if len(alive) <= c.currentPartitions() {
+				return nil
+			}
+			ok, why, err := groupJoined(ctx, c.adm, c.group, vocab.IsConsumerProtocol(c.cell.Strategy), len(alive))
+			if ok {
+				return nil
+			}
+			joined = "; " + why
+			if err != nil {
+				joined = "; the broker could not describe the group: " + err.Error()
+			}
 		}
 		if len(alive) == 0 {
 			return errors.New("every member exited before the group formed: see the logs folder")
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("group %s did not form within %s: %d of %d partitions owned by %v",
-				c.group, timeout, len(o.owner), c.currentPartitions(), o.counts)
+			return fmt.Errorf("group %s did not form within %s: %d of %d partitions owned by %v%s",
+				c.group, timeout, len(o.owner), c.currentPartitions(), o.counts, joined)
 		}
 		select {
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,44 @@ func (o ownership) formed(partitions int, alive []string) bool {
 		}
 	}
 	return true
+}
+
+// groupJoined reports whether the broker's group has every one of n
+// members in a settled generation: Stable, with n members. The members'
+// histories cannot say it when there are more members than partitions: a
+// member given nothing may never write an assignment, and the first
+// members to join can own every partition while the rest are still
+// joining. Starting the traffic then would put the late joiners'
+// rebalance inside the measurement (a capacity run would read the pause
+// as a slower group).
+func groupJoined(ctx context.Context, adm *kadm.Client, group string, consumerProtocol bool, n int) (bool, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var state string
+	var members int
+	if consumerProtocol {
+		gs, err := adm.DescribeConsumerGroups(ctx, group)
+		if err != nil {
+			return false, "", err
+		}
+		g := gs[group]
+		if g.Err != nil {
+			return false, "", g.Err
+		}
+		state, members = g.State, len(g.Members)
+	} else {
+		gs, err := adm.DescribeGroups(ctx, group)
+		if err != nil {
+			return false, "", err
+		}
+		g := gs[group]
+		if g.Err != nil {
+			return false, "", g.Err
+		}
+		state, members = g.State, len(g.Members)
+	}
+	return strings.EqualFold(state, "Stable") && members == n,
+		fmt.Sprintf("the broker's group is %s with %d of %d members", state, members, n), nil
 }
 
 // lagSampler measures the group's lag: log end offsets minus committed

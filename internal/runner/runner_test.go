@@ -379,3 +379,61 @@ func processesMatching(t *testing.T, s string) []string {
 	}
 	return out
 }
+
+// TestRunWaitsForEveryMember runs more members than partitions, where the
+// first members to join own every partition while the rest are still
+// joining: the traffic starts only once the broker has them all, so a run
+// without chaos steps sees no rebalance while records flow. Both
+// protocols: the classic group's eager range and the consumer protocol's.
+func TestRunWaitsForEveryMember(t *testing.T) {
+	kafkatest.Require(t)
+	spec := loadWorkload(t, `
+name: crowded
+seed: 5
+duration: 4s
+topic: {name: crowded, partitions: 2, replication: 1}
+keys: {count: 50}
+producer: {client: confluent, rate: 200}
+consumer: {members: 6, session_timeout: 6s, heartbeat_interval: 1s}
+strategies: [range, consumer-uniform]
+commit_policies: [sync-batch]
+clients: [confluent]
+`)
+	results := t.TempDir()
+	var out strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary,
+		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: &out})
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	if !res.Complete || len(res.Cells) != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, cell := range res.Cells {
+		evs := readHistory(t, runfolder.HistoryDir(filepath.Join(res.Dir, cell)))
+		var traffic, drain int64
+		for _, e := range evs {
+			if e.Kind == history.Phase && e.Phase == "warmup" {
+				traffic = e.T
+			}
+			if e.Kind == history.Phase && e.Phase == "drain" {
+				drain = e.T
+			}
+		}
+		if traffic == 0 || drain == 0 {
+			t.Fatalf("%s: no warmup or drain phase in the history", cell)
+		}
+		moves := 0
+		for _, e := range evs {
+			if (e.Kind == history.Assigned || e.Kind == history.Revoked || e.Kind == history.Lost) &&
+				len(e.Partitions) > 0 && e.T > traffic && e.T < drain {
+				moves++
+			}
+		}
+		if moves > 0 {
+			t.Errorf("%s: %d partition moves while the traffic ran, with no chaos step; the members' timeline:\n%s", cell, moves, timeline(evs))
+		}
+	}
+}
