@@ -18,8 +18,8 @@ bench_baseline_bin = $(if $(BENCH_BASELINE),$(BIN)/loadgen-$(subst /,-,$(BENCH_B
 # measures one client only; BENCH_BASELINE=REV (a git revision, e.g. main)
 # also runs the loadgen of that revision in the same rounds: before and
 # after in one run. BENCH_FLAGS=--client-ceiling adds confluent-kafka-go
-# alone, without and with loadgen's headers, to show what the client
-# library itself allows; BENCH_FLAGS=--profile=DIR keeps Go profiles and the
+# alone (bare, with loadgen's stamp, with the stamp's values in one and in
+# three headers), to show what the client library itself allows; BENCH_FLAGS=--profile=DIR keeps Go profiles and the
 # CPU of every run by thread.
 bench-producer: build kafka-fetch $(bench_baseline_bin)
 	$(GO) run ./internal/loadgen/benchproducer --loadgen $(LOADGEN) --records $(BENCH_RECORDS) \
