@@ -52,7 +52,7 @@ func TestJavaSlowBeyondMaxPollIntervalIsLost(t *testing.T) {
 	for time.Now().Before(deadline) && !(lost && failed && taken) {
 		time.Sleep(500 * time.Millisecond)
 		lost, failed, taken = false, false, false
-		for _, e := range g.events(t) {
+		for _, e := range g.eventsSoFar(t) {
 			if e.T < slowAt {
 				continue
 			}
