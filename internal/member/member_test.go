@@ -263,11 +263,14 @@ func (g *group) waitProcessed(t *testing.T, p *producer, timeout time.Duration) 
 
 // checkWriteAhead checks that every successful commit of offset o on
 // partition p came after a processed event for (p, o-1): no committed
-// offset ran ahead of processing.
-func checkWriteAhead(t *testing.T, evs []history.Event) (commits int) {
+// offset ran ahead of processing. With clientAhead, the client's own
+// auto-commits may (Kafka's Java client on the consumer protocol, see
+// docs/members.md): those are counted and logged, the member's own
+// commits still checked.
+func checkWriteAhead(t *testing.T, evs []history.Event, clientAhead bool) (commits int) {
 	t.Helper()
 	processedAt := map[[2]int64]int64{} // first processed time
-	violations := 0
+	violations, byClient := 0, 0
 	for _, e := range evs {
 		switch e.Kind {
 		case history.Processed:
@@ -283,6 +286,12 @@ func checkWriteAhead(t *testing.T, evs []history.Event) (commits int) {
 			// Offset 0 covers no record: Java's auto-commit commits a
 			// partition's starting position before anything is processed.
 			if _, ok := processedAt[[2]int64{int64(e.Partition), e.Offset - 1}]; !ok && e.Offset > 0 {
+				if clientAhead && e.Auto {
+					byClient++
+					t.Logf("%s.%d: the client auto-committed partition %d offset %d before offset %d was processed",
+						e.Proc, e.Inc, e.Partition, e.Offset, e.Offset-1)
+					continue
+				}
 				violations++
 				if violations <= 5 {
 					t.Errorf("%s.%d committed partition %d offset %d at %d before offset %d was processed",
@@ -293,6 +302,9 @@ func checkWriteAhead(t *testing.T, evs []history.Event) (commits int) {
 	}
 	if violations > 0 {
 		t.Errorf("%d commits ran ahead of processing", violations)
+	}
+	if byClient > 0 {
+		t.Logf("%d of the client's auto-commits ran ahead of processing", byClient)
 	}
 	return commits
 }
@@ -402,7 +414,12 @@ func churn(t *testing.T, cases []churnCase, disrupt func(*group, string)) {
 			evs := g.waitProcessed(t, p, 90*time.Second)
 			g.stopAll()
 			evs = g.events(t)
-			commits := checkWriteAhead(t, evs)
+			// Kafka's Java client on the consumer protocol can auto-commit
+			// the positions of a batch that poll is returning, before the
+			// member processes it (docs/members.md).
+			clientAhead := tc.client == vocab.ClientJava && vocab.IsConsumerProtocol(tc.strategy) &&
+				(tc.policy == vocab.PolicyAuto || tc.policy == vocab.PolicyAutoAfterProcess)
+			commits := checkWriteAhead(t, evs, clientAhead)
 			checkStamps(t, p, evs)
 			if commits == 0 {
 				t.Errorf("no successful commits recorded\n%s", g.logs())
