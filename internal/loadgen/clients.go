@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/stamp"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -128,9 +129,10 @@ func confluentConfig(cfg Config) kafka.ConfigMap {
 		// holds it (a whole batch) is destroyed, after the report reached
 		// us: leave room above MaxOutstanding, which bounds the records.
 		"queue.buffering.max.messages": 2*cfg.MaxOutstanding + 10000,
-		// Reports carry the partition, offset and error; the key and
-		// value are known from the record itself.
-		"go.delivery.report.fields": "none",
+		// Reports carry the partition, offset and error, and the key and
+		// value: the value's stamp says which record a report is of
+		// (reports).
+		"go.delivery.report.fields": "key,value",
 		// librdkafka's own log lines go to Config.Log, not to stderr.
 		"go.logs.channel.enable": true,
 	} {
@@ -159,20 +161,30 @@ func newConfluent(p *Producer) (*confluent, error) {
 func (c *confluent) name() string { return vocab.ClientConfluent }
 
 // reports reads the delivery reports and client errors until the client
-// is closed.
+// is closed. A report finds its record in the stamp of the value it
+// carries back (package stamp): its seq, intended and sent times; the
+// partition and the key come with the report. No per-record state
+// crosses from produce to report: confluent-kafka-go would keep a
+// message's opaque in a map behind a mutex that its report poller and
+// our sender then take for every record, and contend on.
 func (c *confluent) reports() {
 	defer close(c.done)
 	for ev := range c.kp.Events() {
 		switch e := ev.(type) {
 		case *kafka.Message:
-			r, ok := e.Opaque.(*outRecord)
+			st, ok := stamp.Read(e.Value)
 			if !ok {
+				// Every record loadgen sends is stamped: a report without
+				// its stamp is a client fault, and its record unknown.
+				fmt.Fprintf(c.p.cfg.Log, "%s: confluent producer: a delivery report without loadgen's stamp (partition %d, offset %d)\n",
+					time.Now().Format(time.RFC3339Nano), e.TopicPartition.Partition, e.TopicPartition.Offset)
 				continue
 			}
+			r := outRecord{seq: st.Seq, partition: e.TopicPartition.Partition, intended: st.IntendedT, sent: st.SentT}
 			if err := e.TopicPartition.Error; err != nil {
-				c.p.deliver(r, -1, err, confluentAmbiguous(err))
+				c.p.deliver(&r, string(e.Key), -1, err, confluentAmbiguous(err))
 			} else {
-				c.p.deliver(r, knownOffset(e.TopicPartition.Offset), nil, false)
+				c.p.deliver(&r, string(e.Key), knownOffset(e.TopicPartition.Offset), nil, false)
 			}
 		case kafka.Error:
 			fmt.Fprintf(c.p.cfg.Log, "%s: confluent producer: %v\n", time.Now().Format(time.RFC3339Nano), e)
@@ -213,10 +225,8 @@ func (c *confluent) produce(r *outRecord, key, value []byte) error {
 	c.msg.TopicPartition.Partition = r.partition
 	c.msg.Key = key
 	c.msg.Value = value
-	o := new(outRecord) // the message's opaque, until its report
-	*o = *r
-	c.msg.Opaque = o
-	// librdkafka copies key and value before Produce returns.
+	// librdkafka copies key and value before Produce returns; its report
+	// finds the record by the value's stamp (reports).
 	for {
 		err := c.kp.Produce(&c.msg, nil)
 		var ke kafka.Error
@@ -395,9 +405,9 @@ func (f *franz) produce(r *outRecord, key, value []byte) error {
 func (f *franz) promised(rec *kgo.Record, err error) {
 	fr := (*franzRecord)(unsafe.Pointer(rec))
 	if err != nil {
-		f.p.deliver(&fr.out, -1, err, franzAmbiguous(err))
+		f.p.deliver(&fr.out, f.p.keyName(fr.out.key), -1, err, franzAmbiguous(err))
 	} else {
-		f.p.deliver(&fr.out, rec.Offset, nil, false)
+		f.p.deliver(&fr.out, f.p.keyName(fr.out.key), rec.Offset, nil, false)
 	}
 }
 

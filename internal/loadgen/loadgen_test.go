@@ -184,7 +184,7 @@ func checkProduced(t *testing.T, c cluster.Cluster, s *workloads.Spec, topic str
 			t.Fatalf("no record at %d/%d", e.Partition, e.Offset)
 		}
 		st, ok := stamp.Read(r.Value)
-		if string(r.Key) != e.Key || !ok || string(st.Producer) != "producer-0" || st.Seq != e.Seq || st.IntendedT != e.IntendedT ||
+		if string(r.Key) != e.Key || !ok || string(st.Producer) != "producer-0" || st.Seq != e.Seq || st.IntendedT != e.IntendedT || st.SentT != e.SentT ||
 			len(r.Value) != max(len(value), n) || !bytes.Equal(r.Value[n:], value[min(n, len(value)):]) || len(r.Headers) != 0 {
 			t.Fatalf("record %d/%d: key %q value %q headers %v, history %+v", e.Partition, e.Offset, r.Key, r.Value, r.Headers, e)
 		}

@@ -66,7 +66,7 @@ producer: {client: franz, rate: unlimited}
 						if n := p.outstanding.Load(); n > int64(limit) {
 							over.Store(n)
 						}
-						p.deliver(&r, 0, nil, false)
+						p.deliver(&r, "k", 0, nil, false)
 					}
 				}()
 			}

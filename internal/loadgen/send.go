@@ -86,14 +86,14 @@ func (p *Producer) send(ctx context.Context, c client) (interrupted bool, err er
 		if !p.awaitRoom(ctx) {
 			return true, nil
 		}
-		st.Seq, st.IntendedT = seq, r.intended
-		stamp.Put(value, st)
 		p.outstanding.Add(1)
 		p.sent.Add(1)
 		r.sent = p.now()
+		st.Seq, st.IntendedT, st.SentT = seq, r.intended, r.sent
+		stamp.Put(value, st)
 		if err := c.produce(&r, key, value); err != nil {
 			// Not taken: no report will come. Record it as failed now.
-			p.deliver(&r, -1, fmt.Errorf("produce: %w", err), false)
+			p.deliver(&r, p.keyName(r.key), -1, fmt.Errorf("produce: %w", err), false)
 		}
 	}
 }
@@ -104,9 +104,9 @@ func (p *Producer) valueSize() int {
 	return max(len(p.value), stamp.Len(len(p.proc)))
 }
 
-// deliver records one delivery report. It is called by the clients'
-// report goroutines.
-func (p *Producer) deliver(r *outRecord, offset int64, err error, ambiguous bool) {
+// deliver records one delivery report of the record r, whose key is
+// named key. It is called by the clients' report goroutines.
+func (p *Producer) deliver(r *outRecord, key string, offset int64, err error, ambiguous bool) {
 	ack := p.now()
 	p.mu.Lock()
 	// The sink encodes the event before Append returns: one event, reused
@@ -115,7 +115,7 @@ func (p *Producer) deliver(r *outRecord, offset int64, err error, ambiguous bool
 	*ev = history.Event{
 		Kind: history.Produced, T: ack, Topic: p.topic,
 		Partition: r.partition, Offset: offset,
-		Key: p.keyName(r.key), Seq: r.seq, IntendedT: r.intended, SentT: r.sent,
+		Key: key, Seq: r.seq, IntendedT: r.intended, SentT: r.sent,
 	}
 	if err != nil {
 		ev.Offset = -1

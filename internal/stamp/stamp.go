@@ -1,8 +1,11 @@
-// Package stamp is the bookkeeping a produced record carries to the
-// members: which producer sent it, the sequence number of its key, and
-// when the pacer meant it to be sent. The members copy the three into
-// their `processed` events, which is how the analysis joins a processed
-// record to its production (docs/history.md, "The records").
+// Package stamp is the bookkeeping a produced record carries: which
+// producer sent it, the sequence number of its key, when the pacer meant
+// it to be sent and when it was handed to the client. The members copy
+// the first three into their `processed` events, which is how the
+// analysis joins a processed record to its production (docs/history.md,
+// "The records"). The producer reads the stamp back from its delivery
+// reports, which carry the value, so that a report finds its record
+// without a per-record table between sending and reporting.
 //
 // The stamp is the front of the record's value; the rest of the value is
 // the workload's filler. Its layout, integers big-endian:
@@ -13,7 +16,8 @@
 //	     3     1  n, the length of the producer's name
 //	     4     8  seq, the key's sequence number, >= 0
 //	    12     8  intended_t, ns since the Unix epoch, from 0 below 2^62
-//	    20     n  the producer's name
+//	    20     8  sent_t, ns since the Unix epoch, from 0 below 2^62
+//	    28     n  the producer's name
 //
 // Why the value, not headers: headers cost every party per record. With
 // confluent-kafka-go each header's name and value are copied into C
@@ -21,8 +25,14 @@
 // record; three headers cost the producer more CPU than the rest of the
 // produce call, and took about 60 bytes per record on the wire that the
 // broker stored and every member parsed. A stamp inside a value the
-// workload sends anyway costs nothing on the wire and a copy of about 30
+// workload sends anyway costs nothing on the wire and a copy of about 40
 // bytes to write; fixed offsets make it cheap to read and easy to bound.
+//
+// Why sent_t travels too: confluent-kafka-go finds a report's record
+// through a per-message "opaque", which it keeps in a map behind one
+// mutex that the sending goroutine and the report poller both take for
+// every record; the two contend, and loadgen on it ran 25% slower than
+// with the report reading its record from the value it carries.
 package stamp
 
 import (
@@ -36,7 +46,7 @@ const (
 	magic   = "cb"
 	version = 1
 	// fixed is the size of the stamp before the producer's name.
-	fixed = 20
+	fixed = 28
 	// MaxProducer is the longest producer name a stamp holds (its length
 	// is one byte).
 	MaxProducer = 255
@@ -54,6 +64,9 @@ type Stamp struct {
 	// IntendedT is when the pacer meant the record to be sent, ns since
 	// the Unix epoch; latency is measured from it.
 	IntendedT int64
+	// SentT is when the producer handed the record to its client, ns
+	// since the Unix epoch.
+	SentT int64
 }
 
 // Len is the size of a stamp with a producer name of n bytes: the least
@@ -70,6 +83,8 @@ func Check(s Stamp) error {
 		return fmt.Errorf("seq %d: expected >= 0", s.Seq)
 	case s.IntendedT < 0 || s.IntendedT >= maxT:
 		return fmt.Errorf("intended_t %d: expected from 0 below 2^62", s.IntendedT)
+	case s.SentT < 0 || s.SentT >= maxT:
+		return fmt.Errorf("sent_t %d: expected from 0 below 2^62", s.SentT)
 	}
 	return nil
 }
@@ -84,6 +99,7 @@ func Put(v []byte, s Stamp) {
 	v[3] = byte(len(s.Producer))
 	binary.BigEndian.PutUint64(v[4:], uint64(s.Seq))
 	binary.BigEndian.PutUint64(v[12:], uint64(s.IntendedT))
+	binary.BigEndian.PutUint64(v[20:], uint64(s.SentT))
 	copy(v[fixed:], s.Producer)
 }
 
@@ -103,8 +119,9 @@ func Read(v []byte) (Stamp, bool) {
 		Producer:  v[fixed : fixed+n : fixed+n],
 		Seq:       int64(binary.BigEndian.Uint64(v[4:])),
 		IntendedT: int64(binary.BigEndian.Uint64(v[12:])),
+		SentT:     int64(binary.BigEndian.Uint64(v[20:])),
 	}
-	if s.Seq < 0 || s.IntendedT < 0 || s.IntendedT >= maxT {
+	if s.Seq < 0 || s.IntendedT < 0 || s.IntendedT >= maxT || s.SentT < 0 || s.SentT >= maxT {
 		return Stamp{}, false
 	}
 	return s, true

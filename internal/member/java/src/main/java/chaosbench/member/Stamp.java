@@ -8,10 +8,11 @@ import java.nio.charset.StandardCharsets;
  * member copies into its {@code processed} events. The layout is the Go
  * producer's (package internal/stamp, docs/history.md), integers
  * big-endian: "cb", version 1, the name's length n (one byte), seq (8
- * bytes), intended_t (8 bytes, ns), the name (n bytes).
+ * bytes), intended_t (8 bytes, ns), sent_t (8 bytes, ns: the producer's
+ * own, which a member does not record), the name (n bytes).
  */
 final class Stamp {
-    private static final int FIXED = 20;
+    private static final int FIXED = 28;
     private static final long MAX_T = 1L << 62;
 
     private Stamp() {}
@@ -31,7 +32,8 @@ final class Stamp {
         }
         long seq = readLong(v, 4);
         long intended = readLong(v, 12);
-        if (seq < 0 || intended < 0 || intended >= MAX_T) {
+        long sent = readLong(v, 20);
+        if (seq < 0 || intended < 0 || intended >= MAX_T || sent < 0 || sent >= MAX_T) {
             return;
         }
         e.producer = new String(v, FIXED, n, StandardCharsets.UTF_8);
