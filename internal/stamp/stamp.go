@@ -31,8 +31,9 @@
 // Why sent_t travels too: confluent-kafka-go finds a report's record
 // through a per-message "opaque", which it keeps in a map behind one
 // mutex that the sending goroutine and the report poller both take for
-// every record; the two contend, and loadgen on it ran 25% slower than
-// with the report reading its record from the value it carries.
+// every record; the two contend. With the report reading its record from
+// the value it carries back, loadgen on confluent-kafka-go sent 1.20 to
+// 1.32 times as many records a second (internal/loadgen/README.md).
 package stamp
 
 import (
