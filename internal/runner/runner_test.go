@@ -244,6 +244,15 @@ func runEveryStep(t *testing.T, workload string) {
 	actions := map[string]int{}
 	acked := map[[2]int64]bool{}
 	processed := map[[2]int64]bool{}
+	// A record the client acknowledged without its offset (offset -1:
+	// librdkafka does, around a partition count change; docs/history.md)
+	// is found by its key and seq, which members read from its stamp.
+	type keySeq struct {
+		key string
+		seq int64
+	}
+	ackedNoOffset := map[keySeq]bool{}
+	processedKeys := map[keySeq]bool{}
 	incs := map[string]bool{}
 	for _, e := range evs {
 		switch e.Kind {
@@ -253,11 +262,16 @@ func runEveryStep(t *testing.T, workload string) {
 			}
 			actions[e.Action]++
 		case history.Produced:
-			if e.Err == "" {
+			switch {
+			case e.Err != "":
+			case e.Offset < 0:
+				ackedNoOffset[keySeq{e.Key, e.Seq}] = true
+			default:
 				acked[[2]int64{int64(e.Partition), e.Offset}] = true
 			}
 		case history.Processed:
 			processed[[2]int64{int64(e.Partition), e.Offset}] = true
+			processedKeys[keySeq{e.Key, e.Seq}] = true
 			incs[fmt.Sprintf("%s.%d", e.Proc, e.Inc)] = true
 		}
 	}
@@ -273,8 +287,16 @@ func runEveryStep(t *testing.T, workload string) {
 			lost++
 		}
 	}
-	if lost > 0 || len(acked) < 10000 {
-		t.Errorf("%d of %d acknowledged records never processed", lost, len(acked))
+	for k := range ackedNoOffset {
+		if !processedKeys[k] {
+			lost++
+		}
+	}
+	if len(ackedNoOffset) > 0 {
+		t.Logf("%d records acknowledged without their offset", len(ackedNoOffset))
+	}
+	if n := len(acked) + len(ackedNoOffset); lost > 0 || n < 10000 {
+		t.Errorf("%d of %d acknowledged records never processed", lost, n)
 	}
 	// m1..m3, m4 added, m3 restarted: five incarnations processed records
 	// (m1 and the killed owner of partition 0 are among the first three).
