@@ -17,12 +17,18 @@ func (g *model) produced(e *history.Event) {
 	for _, h := range g.hooks.produced {
 		h.produced(e)
 	}
-	if e.Err != "" || e.Ambiguous || e.Offset < 0 {
-		if e.Ambiguous {
-			g.stats.Ambig++
-		} else {
-			g.stats.Errors++
-		}
+	switch {
+	case e.Ambiguous:
+		g.stats.Ambig++
+		return
+	case e.Err != "":
+		g.stats.Errors++
+		return
+	case e.Offset < 0:
+		// Acknowledged, at an offset the client did not give
+		// (docs/history.md): a record, but none the offsets below can
+		// place.
+		g.stats.AckedNoOffset++
 		return
 	}
 	p := g.part(e.Partition)

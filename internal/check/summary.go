@@ -109,15 +109,18 @@ type CellInfo struct {
 
 // HistoryStats counts what the history held.
 type HistoryStats struct {
-	Files   int              `json:"files"`
-	Events  int64            `json:"events"`
-	ByKind  map[string]int64 `json:"by_kind"`
-	FirstT  int64            `json:"first_t"`
-	LastT   int64            `json:"last_t"`
-	Acked   int64            `json:"acknowledged"`
-	Errors  int64            `json:"produce_errors"`
-	Ambig   int64            `json:"produce_ambiguous"`
-	Commits int64            `json:"commits"`
+	Files  int              `json:"files"`
+	Events int64            `json:"events"`
+	ByKind map[string]int64 `json:"by_kind"`
+	FirstT int64            `json:"first_t"`
+	LastT  int64            `json:"last_t"`
+	Acked  int64            `json:"acknowledged"`
+	// AckedNoOffset counts produced events acknowledged without their
+	// offset (-1): not in Acked, which counts offsets.
+	AckedNoOffset int64 `json:"acknowledged_without_offset"`
+	Errors        int64 `json:"produce_errors"`
+	Ambig         int64 `json:"produce_ambiguous"`
+	Commits       int64 `json:"commits"`
 	// CommitErrors counts committed events with an error.
 	CommitErrors int64 `json:"commit_errors"`
 	// BadLines counts lines that could not be read; BadLineExamples holds
