@@ -102,28 +102,27 @@ func (o ownership) formed(partitions int, alive []string) bool {
 func groupJoined(ctx context.Context, adm *kadm.Client, group string, consumerProtocol bool, n int) (bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
+	// The two protocols' groups are described by two requests, into two
+	// types; a group the broker does not know reads as neither Stable nor
+	// holding anyone.
 	var state string
 	var members int
+	var err error
 	if consumerProtocol {
-		gs, err := adm.DescribeConsumerGroups(ctx, group)
-		if err != nil {
-			return false, "", err
+		var gs kadm.DescribedConsumerGroups
+		if gs, err = adm.DescribeConsumerGroups(ctx, group); err == nil {
+			g := gs[group]
+			state, members, err = g.State, len(g.Members), g.Err
 		}
-		g := gs[group]
-		if g.Err != nil {
-			return false, "", g.Err
-		}
-		state, members = g.State, len(g.Members)
 	} else {
-		gs, err := adm.DescribeGroups(ctx, group)
-		if err != nil {
-			return false, "", err
+		var gs kadm.DescribedGroups
+		if gs, err = adm.DescribeGroups(ctx, group); err == nil {
+			g := gs[group]
+			state, members, err = g.State, len(g.Members), g.Err
 		}
-		g := gs[group]
-		if g.Err != nil {
-			return false, "", g.Err
-		}
-		state, members = g.State, len(g.Members)
+	}
+	if err != nil {
+		return false, "", err
 	}
 	return strings.EqualFold(state, "Stable") && members == n,
 		fmt.Sprintf("the broker's group is %s with %d of %d members", state, members, n), nil

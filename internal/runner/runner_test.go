@@ -190,30 +190,37 @@ func TestRunEveryStep(t *testing.T) {
 	}
 }
 
-func runEveryStep(t *testing.T, workload string) {
-	spec := loadWorkload(t, workload)
-	results := t.TempDir()
+// runComplete runs spec on a local broker of its own, into a fresh
+// results folder, and fails the test unless the run completes with the
+// given number of cells; it returns the result and the run's output.
+func runComplete(t *testing.T, spec *workloads.Spec, cells int) (runner.Result, string) {
+	t.Helper()
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary,
+	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: t.TempDir(), Binary: chaosBinary,
 		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: &out})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
-	if !res.Complete || len(res.Cells) != 1 {
+	if !res.Complete || len(res.Cells) != cells {
 		t.Fatalf("result %+v", res)
 	}
+	return res, out.String()
+}
+
+func runEveryStep(t *testing.T, workload string) {
+	res, out := runComplete(t, loadWorkload(t, workload), 1)
 	run, err := runfolder.ReadRun(res.Dir)
 	if err != nil || !run.Complete || run.PartialReason != "" {
 		t.Errorf("run.json: %+v %v", run, err)
 	}
 	// Out is not a terminal: plain progress lines, no redrawing.
-	if strings.ContainsAny(out.String(), "\r\033") {
-		t.Errorf("terminal control characters in output to a non-terminal:\n%q", out.String())
+	if strings.ContainsAny(out, "\r\033") {
+		t.Errorf("terminal control characters in output to a non-terminal:\n%q", out)
 	}
-	if n := strings.Count(out.String(), "rec/s  acked"); n < 2 {
-		t.Errorf("%d progress lines, want one every %s of traffic:\n%s", n, 10*time.Second, out.String())
+	if n := strings.Count(out, "rec/s  acked"); n < 2 {
+		t.Errorf("%d progress lines, want one every %s of traffic:\n%s", n, 10*time.Second, out)
 	}
 	for _, f := range []string{"workload.yaml", "plan.json", "cluster-logs/node-1.log"} {
 		if _, err := os.Stat(filepath.Join(res.Dir, f)); err != nil {
@@ -421,18 +428,7 @@ strategies: [range, consumer-uniform]
 commit_policies: [sync-batch]
 clients: [confluent]
 `)
-	results := t.TempDir()
-	var out strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary,
-		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: &out})
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
-	if !res.Complete || len(res.Cells) != 2 {
-		t.Fatalf("result %+v", res)
-	}
+	res, _ := runComplete(t, spec, 2)
 	for _, cell := range res.Cells {
 		evs := readHistory(t, runfolder.HistoryDir(filepath.Join(res.Dir, cell)))
 		var traffic, drain int64
