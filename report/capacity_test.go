@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -31,7 +32,7 @@ chaos: {warmup: 5s, steps: [{at: 10s, action: kill, target: random}, {at: 20s, a
 		t.Fatal(err)
 	}
 	tab := &SweepTable{SchemaVersion: sweep.SchemaVersion, ProcessingCostMs: 10, Processing: "fixed 10ms",
-		Sweep: &sweep.Record{Workload: "w", Repeat: 2, Complete: true,
+		Sweep: &sweep.Record{Workload: "w", Repeat: 2, Lifecycle: runfolder.Lifecycle{Complete: true},
 			Grid: []sweep.Dim{{Name: "members", Values: []string{"1", "2", "3", "4", "6"}}, {Name: "partitions", Values: []string{"4", "8"}}}}}
 	row := func(m, p int, thr [2]float64, hot, busiest float64, pauseMs float64) {
 		name := "m" + strconv.Itoa(m) + "_p" + strconv.Itoa(p)

@@ -301,19 +301,17 @@ func (p *sweepPlan) run() (err error) {
 		if err := os.WriteFile(filepath.Join(p.dir, sweep.WorkloadFile), p.data, 0o644); err != nil {
 			return err
 		}
-		p.rec.Start = started.UTC()
 	} else {
 		p.rec.Resumes = append(p.rec.Resumes, sweep.Resume{Start: started.UTC(), Command: kafkaconf.RedactArgs(os.Args)})
 	}
-	p.rec.Complete, p.rec.End = false, time.Time{}
-	p.rec.PartialReason = "incomplete: running, or ended without finishing (killed)"
+	p.rec.Begin(started)
 	if err := sweep.WriteRecord(p.dir, p.rec); err != nil {
 		return err
 	}
 	fmt.Printf("sweep: %s\n", p.dir)
 	defer func() {
-		if p.rec.End.IsZero() {
-			p.finish(err)
+		if !p.rec.Finished() {
+			p.rec.Finish(time.Now(), err)
 		}
 		if werr := sweep.WriteRecord(p.dir, p.rec); werr != nil && err == nil {
 			err = werr
@@ -337,7 +335,7 @@ func (p *sweepPlan) run() (err error) {
 		return runErr
 	}
 	// The record says how the sweep ended before the report reads it.
-	p.finish(runErr)
+	p.rec.Finish(time.Now(), runErr)
 	if err := sweep.WriteRecord(p.dir, p.rec); err != nil {
 		return errors.Join(runErr, err)
 	}
@@ -345,16 +343,6 @@ func (p *sweepPlan) run() (err error) {
 		return errors.Join(runErr, rerr)
 	}
 	return runErr
-}
-
-// finish marks the record complete, or partial with the reason.
-func (p *sweepPlan) finish(err error) {
-	p.rec.End = time.Now().UTC()
-	p.rec.Complete = err == nil
-	p.rec.PartialReason = ""
-	if err != nil {
-		p.rec.PartialReason = err.Error()
-	}
 }
 
 // openCluster opens the one cluster every run of the sweep runs on, with

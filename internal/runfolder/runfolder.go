@@ -19,16 +19,13 @@ const SchemaVersion = 1
 
 // Run is run.json: what a run was and whether it finished.
 type Run struct {
-	SchemaVersion int       `json:"schema_version"`
-	Workload      string    `json:"workload"`      // the workload's name
-	WorkloadFile  string    `json:"workload_file"` // the path it was read from
-	Seed          int64     `json:"seed"`
-	Repeat        int       `json:"repeat"` // how many times each cell ran
-	Cells         []string  `json:"cells"`  // cell folder names, in run order
-	Start         time.Time `json:"start"`
-	End           time.Time `json:"end,omitzero"`
-	Complete      bool      `json:"complete"`
-	PartialReason string    `json:"partial_reason,omitempty"`
+	SchemaVersion int      `json:"schema_version"`
+	Workload      string   `json:"workload"`      // the workload's name
+	WorkloadFile  string   `json:"workload_file"` // the path it was read from
+	Seed          int64    `json:"seed"`
+	Repeat        int      `json:"repeat"` // how many times each cell ran
+	Cells         []string `json:"cells"`  // cell folder names, in run order
+	Lifecycle
 	// Command is the command line, with the value of every secret
 	// property masked as "***".
 	Command []string `json:"command"`
@@ -66,15 +63,12 @@ type Cell struct {
 	Versions Versions    `json:"versions"`
 	Machine  Machine     `json:"machine"`
 
-	Start time.Time `json:"start"`
+	Lifecycle
 	// TrafficEnd is when the producer stopped; DrainEnd when every
 	// acknowledged record was processed or the drain deadline passed.
 	TrafficEnd    time.Time `json:"traffic_end,omitzero"`
 	DrainEnd      time.Time `json:"drain_end,omitzero"`
-	End           time.Time `json:"end,omitzero"`
 	DrainComplete bool      `json:"drain_complete"`
-	Complete      bool      `json:"complete"`
-	PartialReason string    `json:"partial_reason,omitempty"`
 }
 
 // ClusterInfo is the record of the cluster a cell ran against, as its

@@ -174,8 +174,8 @@ func (c *cellRun) prepare() error {
 		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: spec.Consumer.Processing.String(),
 		Producer: producerSettings(spec.Producer), ClientProperties: c.cluster.Props().Redacted(),
 		Cluster: c.clusterRecord(), Versions: versions(c.info.KafkaVersion), Machine: machine(),
-		Start: time.Now().UTC(), PartialReason: "incomplete: running, or ended without finishing (killed)",
 	}
+	c.record.Begin(time.Now())
 	if c.cell.Client == vocab.ClientJava {
 		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
 	}
@@ -203,15 +203,10 @@ func (c *cellRun) clusterRecord() runfolder.ClusterInfo {
 // failure to save becomes the cell's error.
 func (c *cellRun) closeRecord(ctx context.Context, errp *error) {
 	err := *errp
-	c.record.End = time.Now().UTC()
-	c.record.Complete = err == nil
-	c.record.PartialReason = ""
-	if err != nil {
-		c.record.PartialReason = err.Error()
-		if ctx.Err() != nil {
-			c.record.PartialReason = "interrupted: " + context.Cause(ctx).Error()
-		}
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
+	c.record.Finish(time.Now(), err)
 	if serr := c.saveRecord(); serr != nil && err == nil {
 		*errp = serr
 	}

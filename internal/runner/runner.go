@@ -178,12 +178,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 		return res, err
 	}
 	defer func() {
-		run.End = time.Now().UTC()
-		run.Complete = err == nil
-		run.PartialReason = ""
-		if err != nil {
-			run.PartialReason = err.Error()
-		}
+		run.Finish(time.Now(), err)
 		if werr := runfolder.WriteJSON(filepath.Join(dir, "run.json"), run); werr != nil && err == nil {
 			err = werr
 		}
@@ -255,13 +250,13 @@ func runStamp(started time.Time) string {
 // partial until the run ends.
 func newRunRecord(o *Options) runfolder.Run {
 	run := runfolder.Run{SchemaVersion: runfolder.SchemaVersion, Workload: o.Spec.Name, WorkloadFile: o.Spec.File,
-		Seed: o.Spec.Seed, Repeat: o.Repeat, Start: time.Now().UTC(), Command: kafkaconf.RedactArgs(o.Command)}
+		Seed: o.Spec.Seed, Repeat: o.Repeat, Command: kafkaconf.RedactArgs(o.Command)}
 	for _, c := range o.Cells {
 		for k := 0; k < o.Repeat; k++ {
 			run.Cells = append(run.Cells, cellFolder(c, k, o.Repeat))
 		}
 	}
-	run.PartialReason = "incomplete: running, or ended without finishing (killed)"
+	run.Begin(time.Now())
 	return run
 }
 

@@ -137,7 +137,7 @@ func TestRunFolders(t *testing.T) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := runfolder.WriteJSON(filepath.Join(d, "run.json"), runfolder.Run{SchemaVersion: 1, Complete: complete}); err != nil {
+		if err := runfolder.WriteJSON(filepath.Join(d, "run.json"), runfolder.Run{SchemaVersion: 1, Lifecycle: runfolder.Lifecycle{Complete: complete}}); err != nil {
 			t.Fatal(err)
 		}
 	}

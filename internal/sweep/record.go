@@ -70,12 +70,8 @@ type Record struct {
 	Saturate time.Duration `json:"saturate_ns"`
 	// Targets are the targets in force: the workload's, with the command
 	// line's over them.
-	Targets  workloads.Targets `json:"targets"`
-	Start    time.Time         `json:"start"`
-	End      time.Time         `json:"end,omitzero"`
-	Complete bool              `json:"complete"`
-	// PartialReason says why the sweep did not finish.
-	PartialReason string `json:"partial_reason,omitempty"`
+	Targets workloads.Targets `json:"targets"`
+	runfolder.Lifecycle
 	// Command is the command line, secrets masked.
 	Command []string `json:"command"`
 	// Resumes lists each `chaos sweep --resume` of the sweep.

@@ -169,7 +169,7 @@ func Write(dir string, cfg Config) (Expected, error) {
 		SchemaVersion: runfolder.SchemaVersion, Cell: cfg.Strategy + "." + cfg.Policy + ".synth",
 		Strategy: cfg.Strategy, CommitPolicy: cfg.Policy, Client: "synth", Topic: "synth",
 		Partitions: cfg.Partitions, Members: cfg.Members, Seed: cfg.Seed,
-		Complete: true, DrainComplete: true,
+		Lifecycle: runfolder.Lifecycle{Complete: true}, DrainComplete: true,
 	}
 	rec := struct {
 		runfolder.Cell
