@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -69,7 +69,7 @@ type Config struct {
 	CrashUnrecovered, DeployUnrecovered bool
 	Moved, MinMoves                     Spread
 	MemberRecordsMin, MemberRecordsMax  Spread
-	Verdict                             check.Verdict
+	Verdict                             summary.Verdict
 	// Backlog is the most records a crash leaves behind: the target rate
 	// times the longest crash pause; Drain the time to drain it at the
 	// measured capacity with one member fewer, less what keeps arriving
@@ -166,7 +166,7 @@ func (c *Capacity) strategies() []string {
 }
 
 func newConfig(r *SweepRow) *Config {
-	cf := &Config{Row: r, Verdict: check.Valid}
+	cf := &Config{Row: r, Verdict: summary.Valid}
 	var thr, mr, hs, ms []float64
 	for _, it := range r.Capacity {
 		thr = append(thr, it.Throughput)
@@ -217,7 +217,7 @@ func newConfig(r *SweepRow) *Config {
 		cf.DeployUnrecovered = cf.DeployUnrecovered || it.Deploy.NotRecovered > 0
 		cf.Crashes = max(cf.Crashes, it.Crash.Count)
 		cf.Deploys = max(cf.Deploys, it.Deploy.Count)
-		cf.Verdict = check.Worst(cf.Verdict, it.Verdict)
+		cf.Verdict = summary.Worst(cf.Verdict, it.Verdict)
 	}
 	return cf
 }
@@ -354,7 +354,7 @@ func (c *Capacity) judge(cf *Config) {
 	}
 	if cf.Target && rate > 0 && cf.Delivered.N > 0 && cf.Delivered.Median < 0.95*rate {
 		add("valid", nil, "the producer delivered %s records/s of the %s asked: the target run did not test the target", fmtRate(cf.Delivered.Median), fmtRate(rate))
-	} else if cf.Target && cf.Verdict == check.Invalid {
+	} else if cf.Target && cf.Verdict == summary.Invalid {
 		add("valid", &no, "the target run's cell is invalid (see its summary)")
 	}
 	if t.MaxLag > 0 {

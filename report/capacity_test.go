@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -45,7 +45,7 @@ chaos: {warmup: 5s, steps: [{at: 10s, action: kill, target: random}, {at: 20s, a
 				Members: []sweep.MemberRate{{Member: "m1", Rate: 97 + float64(i)}}}})
 			rec := 9000.0 + 1000*float64(i)
 			r.Target = append(r.Target, TargetCell{Cell: name + "/target/x", Iteration: i, AtTarget: AtTarget{
-				Rate: 150, Delivered: 150, LagSteady: 40, LagPeak: 1200, Verdict: check.Valid, Complete: true, DrainComplete: true,
+				Rate: 150, Delivered: 150, LagSteady: 40, LagPeak: 1200, Verdict: summary.Valid, Complete: true, DrainComplete: true,
 				Crash:  Disruptions{Count: 1, PauseMaxMs: pauseMs, RecoveryMs: &rec, PauseOfRecovery: pauseMs},
 				Deploy: Disruptions{Count: m, PauseMaxMs: 900}}})
 		}

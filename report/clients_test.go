@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 func clientGroup(strategy, client string, p95s ...float64) *Group {
 	g := &Group{Key: Key{Strategy: strategy, CommitPolicy: "sync-batch", Client: client}}
 	for _, v := range p95s {
-		s := &check.Summary{}
+		s := &summary.Summary{}
 		s.Pause.Stats.Count = 4
 		s.Pause.Stats.P50 = 100
 		s.Pause.Stats.P95 = v

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Threshold is how much worse a metric may get before a significant
@@ -168,7 +168,7 @@ func Compare(base, cand *Run, o CompareOptions) *Comparison {
 		}
 		seen[bg.Key] = true
 		gc := &GroupComparison{Key: bg.Key, Base: bg, Cand: g}
-		bInvalid, cInvalid := countVerdict(bg, check.Invalid), countVerdict(g, check.Invalid)
+		bInvalid, cInvalid := countVerdict(bg, summary.Invalid), countVerdict(g, summary.Invalid)
 		if cInvalid > 0 && bInvalid == 0 {
 			gc.VerdictRegression = fmt.Sprintf("%d of %d candidate cells are invalid; no baseline cell was", cInvalid, len(g.Cells))
 		}
@@ -207,7 +207,7 @@ func Compare(base, cand *Run, o CompareOptions) *Comparison {
 	return c
 }
 
-func countVerdict(g *Group, v check.Verdict) int {
+func countVerdict(g *Group, v summary.Verdict) int {
 	n := 0
 	for _, c := range g.Cells {
 		if c.S.Verdict == v {

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // bruteP enumerates every split of the pooled samples: an independent
@@ -104,12 +104,12 @@ func TestMannWhitneyMatchesEnumeration(t *testing.T) {
 
 // group builds a group of cells whose pause p95 and duplicates are the
 // given samples.
-func group(key Key, pauses []float64, dups []int64, verdicts ...check.Verdict) *Group {
+func group(key Key, pauses []float64, dups []int64, verdicts ...summary.Verdict) *Group {
 	g := &Group{Key: key}
 	for i, p := range pauses {
-		s := &check.Summary{Verdict: check.Valid}
+		s := &summary.Summary{Verdict: summary.Valid}
 		s.Cell.Strategy, s.Cell.CommitPolicy, s.Cell.Client, s.Cell.Iteration = key.Strategy, key.CommitPolicy, key.Client, i
-		s.Pause.Stats = check.Stats{Count: 4, P50: p / 2, P95: p, Max: p}
+		s.Pause.Stats = summary.Stats{Count: 4, P50: p / 2, P95: p, Max: p}
 		s.Duplicates.Count = dups[i]
 		if i < len(verdicts) {
 			s.Verdict = verdicts[i]
@@ -162,7 +162,7 @@ func TestCompareRegressions(t *testing.T) {
 		t.Errorf("one iteration per side gave %d regressions", c.Regressions())
 	}
 	// An invalid candidate cell is a regression whatever the numbers.
-	inv := &Run{Groups: []*Group{group(k, []float64{100, 110, 105, 98, 102}, []int64{10, 12, 11, 9, 10}, check.Valid, check.Invalid)}}
+	inv := &Run{Groups: []*Group{group(k, []float64{100, 110, 105, 98, 102}, []int64{10, 12, 11, 9, 10}, summary.Valid, summary.Invalid)}}
 	if c := Compare(base, inv, CompareOptions{}); c.Regressions() != 1 || c.Groups[0].VerdictRegression == "" {
 		t.Errorf("an invalid candidate cell: %d regressions (%q)", c.Regressions(), c.Groups[0].VerdictRegression)
 	}

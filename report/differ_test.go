@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // pauseGroup makes a group of one summary per value of the other partitions'
@@ -14,9 +14,9 @@ import (
 func pauseGroup(strategy string, saturated bool, p95s ...float64) *Group {
 	g := &Group{Key: Key{strategy, "sync-batch", "confluent"}}
 	for i, v := range p95s {
-		s := &check.Summary{}
+		s := &summary.Summary{}
 		s.Cell.Iteration = i
-		s.Pause.OtherStats = check.Stats{Count: 3, P50: v / 2, P95: v, Max: v}
+		s.Pause.OtherStats = summary.Stats{Count: 3, P50: v / 2, P95: v, Max: v}
 		s.Skew.MaxOverMean, s.Skew.HottestShare = 1.22, 0.1
 		s.Host.Measured, s.Host.Saturated = true, saturated
 		g.Cells = append(g.Cells, &Cell{S: s})

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Embedded is a figure ready for the page: its SVG as a data URL.
@@ -88,7 +88,7 @@ type htmlClientTable struct {
 	Differences []string
 }
 
-func verdictClass(v check.Verdict) string { return string(v) }
+func verdictClass(v summary.Verdict) string { return string(v) }
 
 // WriteHTML writes report.html: every table and figure on one page.
 // figures are the run's figures as Figures returns them, embedded.

@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/chaosbench/chaosbench/internal/check"
 )
 
-func latencyLines(p *plot.Plot, label string, l check.LatencySummary, ci int, dashed bool) error {
+func latencyLines(p *plot.Plot, label string, l summary.LatencySummary, ci int, dashed bool) error {
 	var xys plotter.XYs
 	for _, pt := range l.Percentiles {
 		if pt.P < 50 || pt.P > 99.99 {

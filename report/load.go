@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -22,13 +22,13 @@ import (
 type Cell struct {
 	Dir string // the cell folder
 	Rel string // its path relative to the run folder
-	S   *check.Summary
+	S   *summary.Summary
 	// Record is the cell's cell.json: where it ran (machine, cluster,
 	// versions). Nil for a cell built in code.
 	Record *runfolder.Cell
-	// analysed holds the files of a cell Load analysed, until
-	// WriteSummaries writes them.
-	analysed *check.CellFiles
+	// write writes the files of a cell Load analysed, until
+	// WriteSummaries calls it.
+	write func(cellDir string) error
 }
 
 // Key identifies the cells that are repetitions of one another.
@@ -51,20 +51,34 @@ type Run struct {
 	Meta    *runfolder.Run // run.json, when the folder has one
 	Cells   []*Cell
 	Groups  []*Group
-	Verdict check.Verdict
+	Verdict summary.Verdict
 }
 
 // LoadOptions control Load.
 type LoadOptions struct {
-	// Analyze analyses cells that have no summary.json; otherwise such a
-	// cell is an error. A summary.json this build cannot read as its own
-	// (another schema version, a verdict it does not know, or one that
-	// does not parse) is an error either way: chaos analyze writes it
-	// again (docs/summary.md).
-	Analyze bool
-	// Reanalyze analyses every cell again, whatever summary it has.
+	// Analyze, when not nil, analyses the cells that have no summary.json;
+	// without it such a cell is an error. A summary.json this build cannot
+	// read as its own (another schema version, a verdict it does not know,
+	// or one that does not parse) is an error either way: chaos analyze
+	// writes it again (docs/summary.md).
+	Analyze *Analyzer
+	// Reanalyze analyses every cell again, whatever summary it has
+	// (with Analyze).
 	Reanalyze bool
-	Check     check.Options
+}
+
+// An Analyzer is the analysis, run for Load by the command that loads:
+// the checkers of package check, with the command's options. Package
+// report reads summaries and never computes one.
+type Analyzer struct {
+	// Check rejects what analysing the cell folders would reject (their
+	// cell.json, other checkers' findings), before anything is read at
+	// length.
+	Check func(cellDirs []string) error
+	// Analyze analyses a cell folder in memory: its summary, and what
+	// writes its files (summary.json, latency.hlog) into the folder once
+	// everything a command reads has been read (WriteSummaries).
+	Analyze func(cellDir string) (*summary.Summary, func(cellDir string) error, error)
 }
 
 // CheckInput rejects what Load would reject as bad input, before anything
@@ -74,26 +88,26 @@ type LoadOptions struct {
 // Load calls it first; a command that loads two folders calls it for both
 // before it loads either.
 func CheckInput(dir string, o LoadOptions) error {
-	dirs, err := check.FindCells(dir)
+	dirs, err := runfolder.FindCells(dir)
 	if err != nil {
 		return err
 	}
 	if _, err := runfolder.ReadRun(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if o.Analyze || o.Reanalyze {
-		if err := check.CheckCells(dirs); err != nil {
+	if o.Analyze != nil {
+		if err := o.Analyze.Check(dirs); err != nil {
 			return err
 		}
-	}
-	if o.Reanalyze {
-		return nil
+		if o.Reanalyze {
+			return nil
+		}
 	}
 	for _, d := range dirs {
-		_, err := check.ReadSummary(d)
+		_, err := summary.ReadSummary(d)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && !o.Analyze:
-			return fmt.Errorf("%s: no %s (run chaos analyze first)", d, check.SummaryFile)
+		case errors.Is(err, fs.ErrNotExist) && o.Analyze == nil:
+			return fmt.Errorf("%s: no %s (run chaos analyze first)", d, summary.SummaryFile)
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
 			return err
@@ -112,11 +126,11 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 	if err := CheckInput(dir, o); err != nil {
 		return nil, err
 	}
-	dirs, err := check.FindCells(dir)
+	dirs, err := runfolder.FindCells(dir)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, Verdict: check.Valid}
+	r := &Run{Dir: dir, Verdict: summary.Valid}
 	if meta, err := runfolder.ReadRun(dir); err == nil {
 		r.Meta = &meta
 	}
@@ -124,16 +138,16 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 		rel, _ := filepath.Rel(dir, d)
 		c := &Cell{Dir: d, Rel: rel}
 		var err error
-		if !o.Reanalyze {
-			c.S, err = check.ReadSummary(d)
-			if errors.Is(err, fs.ErrNotExist) && !o.Analyze {
-				return nil, fmt.Errorf("%s: no %s (run chaos analyze first)", d, check.SummaryFile)
+		analyse := o.Analyze != nil && o.Reanalyze
+		if !analyse {
+			c.S, err = summary.ReadSummary(d)
+			if errors.Is(err, fs.ErrNotExist) && o.Analyze == nil {
+				return nil, fmt.Errorf("%s: no %s (run chaos analyze first)", d, summary.SummaryFile)
 			}
+			analyse = errors.Is(err, fs.ErrNotExist)
 		}
-		if o.Reanalyze || errors.Is(err, fs.ErrNotExist) {
-			if c.S, err = check.AnalyzeCell(d, o.Check); err == nil {
-				c.analysed, err = check.EncodeCell(c.S)
-			}
+		if analyse {
+			c.S, c.write, err = o.Analyze.Analyze(d)
 		}
 		if err != nil {
 			return nil, err
@@ -142,7 +156,7 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 			c.Record = &rec
 		}
 		r.Cells = append(r.Cells, c)
-		r.Verdict = check.Worst(r.Verdict, c.S.Verdict)
+		r.Verdict = summary.Worst(r.Verdict, c.S.Verdict)
 	}
 	r.Groups = GroupCells(r.Cells)
 	return r, nil
@@ -152,13 +166,13 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 // analysed.
 func (r *Run) WriteSummaries() error {
 	for _, c := range r.Cells {
-		if c.analysed == nil {
+		if c.write == nil {
 			continue
 		}
-		if err := c.analysed.Write(c.Dir); err != nil {
+		if err := c.write(c.Dir); err != nil {
 			return err
 		}
-		c.analysed = nil
+		c.write = nil
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // columnsPerTable caps how many strategies one table puts side by side;
@@ -74,11 +74,11 @@ func (r *Run) Subtitle() string {
 }
 
 // VerdictText renders a verdict with a mark.
-func VerdictText(v check.Verdict) string {
+func VerdictText(v summary.Verdict) string {
 	switch v {
-	case check.Valid:
+	case summary.Valid:
 		return "✓ valid"
-	case check.Invalid:
+	case summary.Invalid:
 		return "✗ invalid"
 	}
 	return "? " + string(v)
@@ -86,9 +86,9 @@ func VerdictText(v check.Verdict) string {
 
 // groupVerdict is a group's worst verdict and how many cells had it.
 func groupVerdict(g *Group) string {
-	v := check.Valid
+	v := summary.Valid
 	for _, c := range g.Cells {
-		v = check.Worst(v, c.S.Verdict)
+		v = summary.Worst(v, c.S.Verdict)
 	}
 	if len(g.Cells) == 1 {
 		return VerdictText(v)
@@ -360,7 +360,7 @@ func cellSection(e *ewriter, c *Cell) {
 // DisruptionLabel describes a disruption: "step 2: kill m1", "rebalance:
 // lost by m2.0", "step 1: add_partitions 100 → 1,000" (a growth is named
 // by what it did, not by the run's long topic name).
-func DisruptionLabel(d check.Disruption) string {
+func DisruptionLabel(d summary.Disruption) string {
 	if d.Cause == "chaos" {
 		l := d.Action
 		switch {
@@ -395,7 +395,7 @@ func commas(n int) string {
 // takeOnText is an add_partitions step's time to take on its new
 // partitions: "40.2 s", "not all" when a new partition never got an
 // owner, "" for other disruptions.
-func takeOnText(d check.Disruption) string {
+func takeOnText(d summary.Disruption) string {
 	switch {
 	case d.NewPartitions == 0:
 		return ""
@@ -406,7 +406,7 @@ func takeOnText(d check.Disruption) string {
 }
 
 // ExampleText renders an example on one line.
-func ExampleText(x check.Example) string {
+func ExampleText(x summary.Example) string {
 	var parts []string
 	if x.Proc != "" {
 		parts = append(parts, x.Proc)
@@ -491,7 +491,7 @@ var disruptionColumns = []struct {
 }
 
 // disruptionCells are a disruption's row, in disruptionColumns' order.
-func disruptionCells(d check.Disruption) []string {
+func disruptionCells(d summary.Disruption) []string {
 	window := "unfinished"
 	if d.WindowMs != nil {
 		window = FormatMs(*d.WindowMs)
@@ -519,7 +519,7 @@ func disruptionCells(d check.Disruption) []string {
 }
 
 // keptStallText is a disruption's stall of kept partitions: "1.2 s (p3)".
-func keptStallText(d check.Disruption) string {
+func keptStallText(d summary.Disruption) string {
 	if d.KeptStallPartition == nil {
 		return "–"
 	}
@@ -528,7 +528,7 @@ func keptStallText(d check.Disruption) string {
 
 // partitionsText is a disruption's affected partitions: "12", "12 (3
 // idle)", "4 (1 unfinished)".
-func partitionsText(d check.Disruption) string {
+func partitionsText(d summary.Disruption) string {
 	var extra []string
 	if d.IdlePartitions > 0 {
 		extra = append(extra, fmt.Sprintf("%d idle", d.IdlePartitions))
@@ -563,7 +563,7 @@ func (r *Run) ordered() []*Cell {
 // HostLine is a cell's host check on one line, for a terminal: "host ok"
 // or "host saturated", with its members and its figures; "" when the
 // history has no host measurement.
-func HostLine(s *check.Summary) string {
+func HostLine(s *summary.Summary) string {
 	h := s.Host
 	if !h.Measured {
 		return ""

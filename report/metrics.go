@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Metric is one number of a summary that reports show and compare tests.
@@ -17,7 +17,7 @@ type Metric struct {
 	LowerIsBetter bool
 	// Value extracts the metric; ok is false when the summary has no value
 	// for it (no disruption, nothing recovered).
-	Value func(*check.Summary) (v float64, ok bool)
+	Value func(*summary.Summary) (v float64, ok bool)
 	// Timing: a time the host can distort. A cell timed on a saturated
 	// host (its host check) gives no sample of it: its number describes
 	// the machine.
@@ -26,74 +26,74 @@ type Metric struct {
 	Traffic bool
 }
 
-func always(f func(*check.Summary) float64) func(*check.Summary) (float64, bool) {
-	return func(s *check.Summary) (float64, bool) { return f(s), true }
+func always(f func(*summary.Summary) float64) func(*summary.Summary) (float64, bool) {
+	return func(s *summary.Summary) (float64, bool) { return f(s), true }
 }
 
-func ifPauses(f func(*check.Summary) float64) func(*check.Summary) (float64, bool) {
-	return func(s *check.Summary) (float64, bool) { return f(s), s.Pause.Stats.Count > 0 }
+func ifPauses(f func(*summary.Summary) float64) func(*summary.Summary) (float64, bool) {
+	return func(s *summary.Summary) (float64, bool) { return f(s), s.Pause.Stats.Count > 0 }
 }
 
 // Metrics are the figures of the summary table, in order.
 var Metrics = []Metric{
-	{Name: "pause_p50_ms", Label: "partition pause p50", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.P50 })},
-	{Name: "pause_p95_ms", Label: "partition pause p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.P95 })},
-	{Name: "pause_max_ms", Label: "partition pause max", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *check.Summary) float64 { return s.Pause.Stats.Max })},
-	{Name: "target_pause_p50_ms", Label: "pause p50, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *check.Summary) check.Stats { return s.Pause.TargetStats }, func(st check.Stats) float64 { return st.P50 })},
-	{Name: "target_pause_p95_ms", Label: "pause p95, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *check.Summary) check.Stats { return s.Pause.TargetStats }, func(st check.Stats) float64 { return st.P95 })},
-	{Name: "other_pause_p50_ms", Label: "pause p50, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *check.Summary) check.Stats { return s.Pause.OtherStats }, func(st check.Stats) float64 { return st.P50 })},
-	{Name: "other_pause_p95_ms", Label: "pause p95, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *check.Summary) check.Stats { return s.Pause.OtherStats }, func(st check.Stats) float64 { return st.P95 })},
-	{Name: "other_pauses", Label: "partitions paused beyond the target's", Unit: "", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Pause.OtherStats.Count) })},
-	{Name: "partition_seconds", Label: "partition-seconds without processing", Unit: "s", LowerIsBetter: true, Timing: true, Value: always(func(s *check.Summary) float64 { return s.Pause.PartitionSeconds })},
+	{Name: "pause_p50_ms", Label: "partition pause p50", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.P50 })},
+	{Name: "pause_p95_ms", Label: "partition pause p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.P95 })},
+	{Name: "pause_max_ms", Label: "partition pause max", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.Max })},
+	{Name: "target_pause_p50_ms", Label: "pause p50, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.TargetStats }, func(st summary.Stats) float64 { return st.P50 })},
+	{Name: "target_pause_p95_ms", Label: "pause p95, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.TargetStats }, func(st summary.Stats) float64 { return st.P95 })},
+	{Name: "other_pause_p50_ms", Label: "pause p50, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.OtherStats }, func(st summary.Stats) float64 { return st.P50 })},
+	{Name: "other_pause_p95_ms", Label: "pause p95, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.OtherStats }, func(st summary.Stats) float64 { return st.P95 })},
+	{Name: "other_pauses", Label: "partitions paused beyond the target's", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Pause.OtherStats.Count) })},
+	{Name: "partition_seconds", Label: "partition-seconds without processing", Unit: "s", LowerIsBetter: true, Timing: true, Value: always(func(s *summary.Summary) float64 { return s.Pause.PartitionSeconds })},
 	{Name: "take_on_ms", Label: "time to take on new partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: takeOn},
-	{Name: "group_stop_ms", Label: "group stop (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: always(func(s *check.Summary) float64 { return s.GroupStop.MaxMs })},
-	{Name: "kept_stall_ms", Label: "stall of kept partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "group_stop_ms", Label: "group stop (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: always(func(s *summary.Summary) float64 { return s.GroupStop.MaxMs })},
+	{Name: "kept_stall_ms", Label: "stall of kept partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		// Summaries written before it was measured have none.
 		if s.GroupStop.KeptStallMaxMs == nil {
 			return 0, false
 		}
 		return *s.GroupStop.KeptStallMaxMs, true
 	}},
-	{Name: "recovery_ms", Label: "recovery (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "recovery_ms", Label: "recovery (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Recovery.MaxMs, s.Recovery.Recovered > 0 && s.Recovery.NotRecovered == 0
 	}},
-	{Name: "duplicates", Label: "duplicates", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Duplicates.Count) })},
-	{Name: "lost", Label: "lost", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Loss.Lost) })},
-	{Name: "committed_ahead", Label: "lost, committed before processed", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Loss.CommittedAhead) })},
-	{Name: "reorders", Label: "reorders", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Ordering.Reorders) })},
-	{Name: "overlap", Label: "zombie processing", Unit: "records", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Overlap.Events) })},
-	{Name: "skew_max_over_mean", Label: "records per partition, max / mean", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "duplicates", Label: "duplicates", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Duplicates.Count) })},
+	{Name: "lost", Label: "lost", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.Lost) })},
+	{Name: "committed_ahead", Label: "lost, committed before processed", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.CommittedAhead) })},
+	{Name: "reorders", Label: "reorders", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Ordering.Reorders) })},
+	{Name: "overlap", Label: "zombie processing", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Overlap.Events) })},
+	{Name: "skew_max_over_mean", Label: "records per partition, max / mean", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.MaxOverMean, s.Skew.MaxOverMean > 0
 	}},
-	{Name: "hottest_share", Label: "share of the hottest partition", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "hottest_share", Label: "share of the hottest partition", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.HottestShare, s.Skew.HottestShare > 0
 	}},
-	{Name: "load_max_over_mean", Label: "records per member per owned second, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "load_max_over_mean", Label: "records per member per owned second, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.LoadMaxOverMean, s.Skew.LoadMaxOverMean > 0
 	}},
 	{Name: "load_after_max_over_mean", Label: "records per member after a disruption, max / mean (worst)", Unit: "ratio", LowerIsBetter: true, Value: loadAfter},
-	{Name: "partitions_max_over_mean", Label: "partitions per member, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "partitions_max_over_mean", Label: "partitions per member, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.PartitionsMaxOverMean, s.Skew.PartitionsMaxOverMean > 0
 	}},
-	{Name: "partitions_spread", Label: "partitions per member, max - min", Unit: "", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Skew.Spread) })},
-	{Name: "moved", Label: "partitions moved", Unit: "", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 { return float64(s.Movement.Moved) })},
-	{Name: "excess_moves", Label: "moves beyond the minimum", Unit: "", LowerIsBetter: true, Value: always(func(s *check.Summary) float64 {
+	{Name: "partitions_spread", Label: "partitions per member, max - min", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Skew.Spread) })},
+	{Name: "moved", Label: "partitions moved", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Movement.Moved) })},
+	{Name: "excess_moves", Label: "moves beyond the minimum", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 {
 		return float64(s.Movement.Moved - s.Movement.MinMoves)
 	})},
-	{Name: "latency_p50_steady_ms", Label: "latency p50, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "latency_p50_steady_ms", Label: "latency p50, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Steady.P50, s.Latency.Steady.Count > 0
 	}},
-	{Name: "latency_p99_steady_ms", Label: "latency p99, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "latency_p99_steady_ms", Label: "latency p99, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Steady.P99, s.Latency.Steady.Count > 0
 	}},
-	{Name: "latency_p99_disruption_ms", Label: "latency p99, disruptions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *check.Summary) (float64, bool) {
+	{Name: "latency_p99_disruption_ms", Label: "latency p99, disruptions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Disruption.P99, s.Latency.Disruption.Count > 0
 	}},
 }
 
 // ifCount gives a statistic of a population of pauses, when it has any.
-func ifCount(pop func(*check.Summary) check.Stats, f func(check.Stats) float64) func(*check.Summary) (float64, bool) {
-	return func(s *check.Summary) (float64, bool) {
+func ifCount(pop func(*summary.Summary) summary.Stats, f func(summary.Stats) float64) func(*summary.Summary) (float64, bool) {
+	return func(s *summary.Summary) (float64, bool) {
 		st := pop(s)
 		return f(st), st.Count > 0
 	}
@@ -102,10 +102,10 @@ func ifCount(pop func(*check.Summary) check.Stats, f func(check.Stats) float64) 
 // takeOn is the longest time the group took to take on the partitions of
 // an add_partitions step (headline disruptions); none when no step added
 // partitions, or one's were never all taken on.
-func takeOn(s *check.Summary) (float64, bool) {
+func takeOn(s *summary.Summary) (float64, bool) {
 	v, ok := 0.0, false
 	for _, d := range s.Disruptions {
-		if d.NewPartitions == 0 || check.PreSteady(d.Phase) {
+		if d.NewPartitions == 0 || summary.PreSteady(d.Phase) {
 			continue
 		}
 		if d.TakeOnMs == nil {
@@ -118,7 +118,7 @@ func takeOn(s *check.Summary) (float64, bool) {
 
 // loadAfter is the worst records-per-member max / mean over the settled
 // intervals that follow a disruption.
-func loadAfter(s *check.Summary) (float64, bool) {
+func loadAfter(s *summary.Summary) (float64, bool) {
 	v, ok := 0.0, false
 	for _, l := range s.Skew.Load {
 		if l.After > 0 && l.RecordsMaxOverMean > 0 {

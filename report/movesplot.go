@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/chaosbench/chaosbench/internal/check"
 )
 
 func movesFigure(r *Run) (*Figure, error) {
@@ -20,7 +19,7 @@ func movesFigure(r *Run) (*Figure, error) {
 			var mv, mn float64
 			n := 0
 			for _, d := range c.S.Disruptions {
-				if d.MovementKnown && d.MovementIn == 0 && !check.PreSteady(d.Phase) {
+				if d.MovementKnown && d.MovementIn == 0 && !summary.PreSteady(d.Phase) {
 					mv += float64(d.Moved)
 					mn += float64(d.MinMoves)
 					n++

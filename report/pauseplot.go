@@ -3,17 +3,16 @@ package report
 import (
 	"fmt"
 
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/chaosbench/chaosbench/internal/check"
 )
 
 // headlinePauses returns the finished pauses of the headline disruptions
 // (not warmup), in ms.
-func headlinePauses(s *check.Summary) []float64 {
+func headlinePauses(s *summary.Summary) []float64 {
 	warm := map[int]bool{}
 	for _, d := range s.Disruptions {
-		if check.PreSteady(d.Phase) {
+		if summary.PreSteady(d.Phase) {
 			warm[d.ID] = true
 		}
 	}

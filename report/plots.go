@@ -5,13 +5,12 @@ import (
 	"math"
 	"strings"
 
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/chaosbench/chaosbench/internal/check"
 )
 
 // palette is a qualitative palette that stays readable in print and for
@@ -122,7 +121,7 @@ func rotateX(p *plot.Plot, n int) {
 	}
 }
 
-func shortLabel(d check.Disruption) string {
+func shortLabel(d summary.Disruption) string {
 	if d.Cause == "chaos" {
 		return strings.TrimSpace(d.Action + " " + d.Target)
 	}

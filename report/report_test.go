@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -83,7 +84,7 @@ func makeRun(dir string) (*Run, error) {
 			}
 		}
 	}
-	return Load(dir, LoadOptions{Analyze: true})
+	return Load(dir, LoadOptions{Analyze: &Analyzer{Check: check.CheckCells, Analyze: check.Options{}.AnalyzeInMemory}})
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -250,7 +251,7 @@ func TestLoadGroups(t *testing.T) {
 			t.Errorf("sticky group: %d cells", len(g.Cells))
 		}
 	}
-	if r.Verdict != check.Invalid {
+	if r.Verdict != summary.Invalid {
 		t.Errorf("run verdict %s, want invalid", r.Verdict)
 	}
 }

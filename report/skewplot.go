@@ -5,14 +5,13 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/chaosbench/chaosbench/internal/check"
 )
 
-func skewPlot(title string, s *check.Summary, ci int) (*plot.Plot, error) {
+func skewPlot(title string, s *summary.Summary, ci int) (*plot.Plot, error) {
 	p := newPlot(title, "partition", "records")
 	vals := make(plotter.Values, len(s.Skew.RecordsPerPartition))
 	for i, v := range s.Skew.RecordsPerPartition {

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -70,7 +70,7 @@ type TargetCell struct {
 // AnalyzeSweep measures every point of the sweep in dir from the newest run of
 // each kind that finished: capacity runs from their histories, target runs
 // from their summaries (analysed first where missing, with opts).
-func AnalyzeSweep(dir string, opts check.Options) (*SweepTable, error) {
+func AnalyzeSweep(dir string, summarize func(cellDir string) (*summary.Summary, error)) (*SweepTable, error) {
 	rec, err := sweep.ReadRecord(dir)
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func AnalyzeSweep(dir string, opts check.Options) (*SweepTable, error) {
 		row := SweepRow{Point: p, Members: s.Consumer.Members, Partitions: s.Topic.Partitions,
 			Strategy: cell.Strategy, CommitPolicy: cell.CommitPolicy, Client: cell.Client,
 			MaxPollRecords: s.Consumer.MaxPollRecords, ModelCapacity: sweep.ModelCapacity(s)}
-		if err := row.measure(dir, opts); err != nil {
+		if err := row.measure(dir, summarize); err != nil {
 			return nil, fmt.Errorf("point %s: %w", p.Name, err)
 		}
 		t.Rows = append(t.Rows, row)
@@ -104,13 +104,13 @@ func AnalyzeSweep(dir string, opts check.Options) (*SweepTable, error) {
 }
 
 // measure fills the row from the point's finished runs.
-func (row *SweepRow) measure(dir string, opts check.Options) error {
+func (row *SweepRow) measure(dir string, summarize func(cellDir string) (*summary.Summary, error)) error {
 	for _, kind := range sweep.Kinds {
 		run, err := sweep.Finished(dir, row.Point.Name, kind)
 		if err != nil || run == "" {
 			continue
 		}
-		cells, err := check.FindCells(run)
+		cells, err := runfolder.FindCells(run)
 		if err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func (row *SweepRow) measure(dir string, opts check.Options) error {
 				row.Capacity = append(row.Capacity, CapacityCell{Cell: crel, Iteration: rec.Iteration, Capacity: *m})
 			case sweep.KindTarget:
 				row.TargetRun = rel
-				m, err := MeasureTarget(run, c, opts)
+				m, err := MeasureTarget(run, c, summarize)
 				if err != nil {
 					return err
 				}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -47,10 +47,10 @@ type AtTarget struct {
 	MinMoves int `json:"min_moves"`
 	// Verdict is the cell's (valid, unknown, invalid); Complete and
 	// DrainComplete from its record.
-	Verdict        check.Verdict `json:"verdict"`
-	VerdictReasons []string      `json:"verdict_reasons,omitempty"`
-	Complete       bool          `json:"complete"`
-	DrainComplete  bool          `json:"drain_complete"`
+	Verdict        summary.Verdict `json:"verdict"`
+	VerdictReasons []string        `json:"verdict_reasons,omitempty"`
+	Complete       bool            `json:"complete"`
+	DrainComplete  bool            `json:"drain_complete"`
 }
 
 // Disruptions sums up the disruptions of one kind of step.
@@ -90,17 +90,12 @@ var (
 	deployActions = map[string]bool{vocab.ActionRestart: true, vocab.ActionRollingRestart: true, vocab.ActionStop: true}
 )
 
-// MeasureTarget reads a target run's cell: its summary (analysing the
-// cell first when it has none) and the run's plan.
-func MeasureTarget(runDir, cellDir string, opts check.Options) (*AtTarget, error) {
-	s, err := check.ReadSummary(cellDir)
-	if err != nil || s.SchemaVersion != check.SchemaVersion {
-		if s, err = check.AnalyzeCell(cellDir, opts); err != nil {
-			return nil, err
-		}
-		if err := check.WriteCell(cellDir, s); err != nil {
-			return nil, err
-		}
+// MeasureTarget reads a target run's cell: its summary (from summarize,
+// which analyses the cell first when it has none) and the run's plan.
+func MeasureTarget(runDir, cellDir string, summarize func(cellDir string) (*summary.Summary, error)) (*AtTarget, error) {
+	s, err := summarize(cellDir)
+	if err != nil {
+		return nil, err
 	}
 	steps, err := planActions(runDir)
 	if err != nil {
@@ -130,7 +125,7 @@ func planActions(runDir string) (map[int]string, error) {
 }
 
 // atTarget sums a summary up; steps gives each step's action.
-func atTarget(s *check.Summary, steps map[int]string) *AtTarget {
+func atTarget(s *summary.Summary, steps map[int]string) *AtTarget {
 	a := &AtTarget{Verdict: s.Verdict, VerdictReasons: s.VerdictReasons, Complete: s.Cell.Complete,
 		DrainComplete: s.Cell.DrainComplete, HottestShare: s.Skew.HottestShare,
 		Moved: s.Movement.Moved, MinMoves: s.Movement.MinMoves}

@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // A target run's figures come from its summary: the steady lag stops at
@@ -12,18 +12,18 @@ import (
 func TestAtTarget(t *testing.T) {
 	const s = int64(1e9)
 	rec := 9000.0
-	sum := &check.Summary{
-		Verdict: check.Valid,
-		Cell:    check.CellInfo{Complete: true, DrainComplete: true, TrafficEndT: 40 * s},
-		History: check.HistoryStats{Acked: 12000, Phases: []check.PhaseMark{{Phase: "warmup", T: 0}, {Phase: "steady", T: 5 * s}}},
-		Timeline: check.Timeline{StartT: 0, BinMs: 1000,
+	sum := &summary.Summary{
+		Verdict: summary.Valid,
+		Cell:    summary.CellInfo{Complete: true, DrainComplete: true, TrafficEndT: 40 * s},
+		History: summary.HistoryStats{Acked: 12000, Phases: []summary.PhaseMark{{Phase: "warmup", T: 0}, {Phase: "steady", T: 5 * s}}},
+		Timeline: summary.Timeline{StartT: 0, BinMs: 1000,
 			// lag at the end of each second: 50 before the warmup ends, 10
 			// in the steady state, 2000 after the kill at 10 s.
 			Lag: []int64{50, 50, 50, 50, 50, 10, 12, 9, 11, 10, 2000, 1500, 10}},
-		Disruptions: []check.Disruption{
-			{Cause: "chaos", Action: "kill", Step: 1, Phase: "steady", StartT: 10 * s, Pause: check.Stats{Max: 7000}, RecoveryMs: &rec},
-			{Cause: "chaos", Action: "restart", Step: 3, Phase: "steady", StartT: 20 * s, Pause: check.Stats{Max: 800}},
-			{Cause: "chaos", Action: "restart", Step: 3, Phase: "steady", StartT: 22 * s, Pause: check.Stats{Max: 1200}},
+		Disruptions: []summary.Disruption{
+			{Cause: "chaos", Action: "kill", Step: 1, Phase: "steady", StartT: 10 * s, Pause: summary.Stats{Max: 7000}, RecoveryMs: &rec},
+			{Cause: "chaos", Action: "restart", Step: 3, Phase: "steady", StartT: 20 * s, Pause: summary.Stats{Max: 800}},
+			{Cause: "chaos", Action: "restart", Step: 3, Phase: "steady", StartT: 22 * s, Pause: summary.Stats{Max: 1200}},
 		},
 	}
 	a := atTarget(sum, map[int]string{1: "kill", 2: "restart", 3: "rolling_restart"})

@@ -4,17 +4,16 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/chaosbench/chaosbench/internal/check"
 )
 
 // series turns timeline bins into at most maxPoints points: a rate
 // (perSecond) averaged over at least minSpanMs, or a level (the last value
 // of each span).
-func series(tl check.Timeline, counts []int64, perSecond bool, maxPoints int, minSpanMs float64) plotter.XYs {
+func series(tl summary.Timeline, counts []int64, perSecond bool, maxPoints int, minSpanMs float64) plotter.XYs {
 	n := len(counts)
 	if n == 0 {
 		return nil
@@ -92,7 +91,7 @@ func timelineFigure(name, title string, cells []labelled) (*Figure, error) {
 
 // shadeWindows shades each disruption window (an unfinished one to the
 // end of the timeline).
-func shadeWindows(p *plot.Plot, s *check.Summary, ymax float64) {
+func shadeWindows(p *plot.Plot, s *summary.Summary, ymax float64) {
 	tl := s.Timeline
 	end := float64(len(tl.Processed)) * tl.BinMs / 1000
 	for _, d := range s.Disruptions {
@@ -115,7 +114,7 @@ func shadeWindows(p *plot.Plot, s *check.Summary, ymax float64) {
 
 // markSteps draws a dashed line at each chaos step, labelled on the first
 // panel.
-func markSteps(p *plot.Plot, s *check.Summary, ymax float64, labels bool) error {
+func markSteps(p *plot.Plot, s *summary.Summary, ymax float64, labels bool) error {
 	tl := s.Timeline
 	var lx plotter.XYLabels
 	for _, m := range tl.Marks {

@@ -12,6 +12,8 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/report"
 )
 
@@ -74,23 +76,29 @@ func (c *checkFlags) options() (check.Options, error) {
 	return o, nil
 }
 
+// analyzer is the analysis as report.Load runs it: the checkers with
+// opts, in memory until everything is read.
+func analyzer(opts check.Options) *report.Analyzer {
+	return &report.Analyzer{Check: check.CheckCells, Analyze: opts.AnalyzeInMemory}
+}
+
 // oracleVerdicts says what each kind of the assignment oracle's findings
 // does to a cell (docs/summary.md): a partition handed to a member while
 // another live member still owned it breaks the group protocol; the
 // others say the strategy behaved otherwise than its model, which is
 // worth seeing but says nothing about the records.
-var oracleVerdicts = map[string]check.Verdict{
-	"handed_over_while_owned": check.Invalid,
-	"differs_from_model":      check.Valid,
-	"unbalanced":              check.Valid,
-	"not_sticky":              check.Valid,
+var oracleVerdicts = map[string]summary.Verdict{
+	"handed_over_while_owned": summary.Invalid,
+	"differs_from_model":      summary.Valid,
+	"unbalanced":              summary.Valid,
+	"not_sticky":              summary.Valid,
 }
 
 // assignOracle runs assign.CheckHistory in the analyser's pass and turns
 // its report into findings, one per kind, with capped examples. Cells of a
 // strategy the oracle does not model get no findings.
 func assignOracle(maxExamples int) check.Also {
-	return func(cell check.CellInfo, events iter.Seq[*history.Event]) ([]check.Finding, error) {
+	return func(cell summary.CellInfo, events iter.Seq[*history.Event]) ([]summary.Finding, error) {
 		if _, err := assign.Lookup(cell.Strategy); err != nil {
 			return nil, nil // the analyser reads the rest of the history
 		}
@@ -98,26 +106,26 @@ func assignOracle(maxExamples int) check.Also {
 		if err != nil {
 			return nil, err
 		}
-		byKind := map[string]*check.Finding{}
+		byKind := map[string]*summary.Finding{}
 		var kinds []string
 		for _, f := range rep.Findings {
 			cf := byKind[f.Kind]
 			if cf == nil {
 				v, ok := oracleVerdicts[f.Kind]
 				if !ok {
-					v = check.Unknown // a kind this build does not know
+					v = summary.Unknown // a kind this build does not know
 				}
-				cf = &check.Finding{Checker: "assign", Kind: f.Kind, Verdict: v}
+				cf = &summary.Finding{Checker: "assign", Kind: f.Kind, Verdict: v}
 				byKind[f.Kind] = cf
 				kinds = append(kinds, f.Kind)
 			}
 			cf.Count++
 			if len(cf.Examples) < maxExamples {
 				gen := f.Gen
-				cf.Examples = append(cf.Examples, check.Example{T: f.T, Generation: &gen, Members: f.Members, Partitions: f.Partitions, Detail: f.Detail})
+				cf.Examples = append(cf.Examples, summary.Example{T: f.T, Generation: &gen, Members: f.Members, Partitions: f.Partitions, Detail: f.Detail})
 			}
 		}
-		out := make([]check.Finding, 0, len(kinds))
+		out := make([]summary.Finding, 0, len(kinds))
 		for _, k := range kinds {
 			f := byKind[k]
 			f.Message = fmt.Sprintf("%s, against the %s strategy's model (%d settled points checked, %d skipped as unsettled)",
@@ -157,13 +165,13 @@ func (f *failOn) Set(v string) error {
 	return fmt.Errorf("%s (expected invalid, unknown or never)", clip.Quote(v))
 }
 
-func (f failOn) check(v check.Verdict) error {
+func (f failOn) check(v summary.Verdict) error {
 	switch {
 	case f == "never":
 		return nil
-	case v == check.Invalid:
+	case v == summary.Invalid:
 		return &cli.ExitError{Status: cli.ExitFailure, Err: fmt.Errorf("verdict: invalid")}
-	case v == check.Unknown && f == "unknown":
+	case v == summary.Unknown && f == "unknown":
 		return &cli.ExitError{Status: cli.ExitFailure, Err: fmt.Errorf("verdict: unknown")}
 	}
 	return nil
@@ -189,7 +197,7 @@ func runAnalyze(args []string) error {
 		return err
 	}
 	dir := fs.Arg(0)
-	dirs, err := check.FindCells(dir)
+	dirs, err := runfolder.FindCells(dir)
 	if err != nil {
 		return cli.Usage(err)
 	}
@@ -202,7 +210,7 @@ func runAnalyze(args []string) error {
 	// it was. What is written is held encoded, not as the analysis.
 	var cells []*report.Cell
 	var files []*check.CellFiles
-	verdict := check.Valid
+	verdict := summary.Valid
 	for _, d := range dirs {
 		start := time.Now()
 		s, err := check.AnalyzeCell(d, opts)
@@ -216,13 +224,13 @@ func runAnalyze(args []string) error {
 		secs := time.Since(start).Seconds()
 		if !*quiet {
 			fmt.Printf("%s: %s, %d events in %.1fs (%.0f events/s)\n", d, s.Verdict, s.History.Events, secs, float64(s.History.Events)/secs)
-			if h := report.HostLine(s); h != "" {
+			if h := report.HostLine(s.Summary); h != "" {
 				fmt.Printf("  %s\n", h)
 			}
 		}
-		cells = append(cells, &report.Cell{Dir: d, S: s})
+		cells = append(cells, &report.Cell{Dir: d, S: s.Summary})
 		files = append(files, f)
-		verdict = check.Worst(verdict, s.Verdict)
+		verdict = summary.Worst(verdict, s.Verdict)
 	}
 	for i, d := range dirs {
 		if err := files[i].Write(d); err != nil {

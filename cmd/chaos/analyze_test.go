@@ -11,6 +11,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/check/synth"
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // copyCell copies a known-answer cell of package check into dir/name.
@@ -65,7 +66,7 @@ func TestAnalyzeExitStatus(t *testing.T) {
 		t.Errorf("-fail-on never: %v", err)
 	}
 	for _, cell := range []string{"kill-eager", "loss-at-least-once"} {
-		if _, err := check.ReadSummary(filepath.Join(dir, cell)); err != nil {
+		if _, err := summary.ReadSummary(filepath.Join(dir, cell)); err != nil {
 			t.Errorf("%s: %v", cell, err)
 		}
 	}
@@ -94,7 +95,7 @@ func TestAnalyzeBadInput(t *testing.T) {
 	if exitStatus(err) != cli.ExitUsage || !strings.Contains(err.Error(), cellJSON) || !strings.Contains(err.Error(), `"commit_policy"`) {
 		t.Errorf("a cell.json without commit_policy: %v (status %d), want status 2 naming %s and the field", err, exitStatus(err), cellJSON)
 	}
-	if _, err := os.Stat(filepath.Join(good, check.SummaryFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(good, summary.SummaryFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("summary.json was written for the good cell before the bad input was rejected (%v)", err)
 	}
 
@@ -159,7 +160,7 @@ func TestReportCompareBadInput(t *testing.T) {
 	if err := runReport([]string{dir}); exitStatus(err) != cli.ExitUsage || !strings.Contains(err.Error(), ff) {
 		t.Errorf("report with a bad findings file: %v (status %d), want status 2 naming %s", err, exitStatus(err), ff)
 	}
-	for _, f := range []string{filepath.Join(good, check.SummaryFile), filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")} {
+	for _, f := range []string{filepath.Join(good, summary.SummaryFile), filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")} {
 		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("report wrote %s before rejecting the bad input (%v)", f, err)
 		}
@@ -171,7 +172,7 @@ func TestReportCompareBadInput(t *testing.T) {
 	if err := runCompare([]string{base, missing}); exitStatus(err) != cli.ExitUsage || !strings.Contains(err.Error(), "candidate") {
 		t.Errorf("compare with a missing candidate: %v (status %d), want status 2 naming the candidate", err, exitStatus(err))
 	}
-	if _, err := os.Stat(filepath.Join(baseCell, check.SummaryFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(baseCell, summary.SummaryFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("compare analysed the baseline before rejecting the candidate (%v)", err)
 	}
 }

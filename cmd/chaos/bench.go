@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 )
 
 func init() {
@@ -72,7 +72,7 @@ func runBench(args []string) error {
 // plan.json, and every cell's cell.json and summary.json, at the same
 // relative paths) into a new folder.
 func saveBaseline(run, dst string) error {
-	cells, err := check.FindCells(run)
+	cells, err := runfolder.FindCells(run)
 	if err != nil {
 		return err
 	}

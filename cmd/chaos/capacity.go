@@ -61,7 +61,7 @@ func runCapacity(args []string) error {
 // writeCapacity measures a sweep, writes capacity.json and the report,
 // and prints the recommendation.
 func writeCapacity(dir string, targets workloads.Targets) error {
-	t, err := report.AnalyzeSweep(dir, check.Options{})
+	t, err := report.AnalyzeSweep(dir, check.Options{}.Summarize)
 	if err != nil {
 		return err
 	}

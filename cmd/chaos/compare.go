@@ -144,7 +144,7 @@ func runCompare(args []string) error {
 			return cli.Usage(err)
 		}
 	}
-	lo := report.LoadOptions{Analyze: true, Check: opts}
+	lo := report.LoadOptions{Analyze: analyzer(opts)}
 	// Both folders are checked, then loaded (analysing, in memory, the
 	// cells without a summary), before anything is written: bad input on
 	// either side leaves both as they were.

@@ -47,7 +47,7 @@ func runReport(args []string) error {
 		return err
 	}
 	dir := fs.Arg(0)
-	lo := report.LoadOptions{Analyze: true, Reanalyze: *reanalyze, Check: opts}
+	lo := report.LoadOptions{Analyze: analyzer(opts), Reanalyze: *reanalyze}
 	if err := report.CheckInput(dir, lo); err != nil {
 		return cli.Usage(err)
 	}

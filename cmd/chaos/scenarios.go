@@ -46,7 +46,7 @@ func runScenarios(args []string) error {
 		return err
 	}
 	dir := fs.Arg(0)
-	lo := report.LoadOptions{Analyze: true, Check: opts}
+	lo := report.LoadOptions{Analyze: analyzer(opts)}
 	if err := report.CheckInput(dir, lo); err != nil {
 		return cli.Usage(err)
 	}

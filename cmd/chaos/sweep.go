@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
@@ -383,7 +382,7 @@ func (p *sweepPlan) belowTarget(pt sweep.Point) string {
 	if err != nil || run == "" {
 		return ""
 	}
-	cells, err := check.FindCells(run)
+	cells, err := runfolder.FindCells(run)
 	if err != nil {
 		return ""
 	}

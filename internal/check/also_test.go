@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // TestAlso: another checker in the same pass sees every event in time
@@ -19,7 +20,7 @@ func TestAlso(t *testing.T) {
 	var seen int64
 	var last int64
 	inOrder := true
-	all := func(cell CellInfo, events iter.Seq[*history.Event]) ([]Finding, error) {
+	all := func(cell summary.CellInfo, events iter.Seq[*history.Event]) ([]summary.Finding, error) {
 		for e := range events {
 			seen++
 			if e.T < last {
@@ -27,7 +28,7 @@ func TestAlso(t *testing.T) {
 			}
 			last = e.T
 		}
-		return []Finding{{Checker: "other", Kind: "something", Verdict: Invalid, Count: 1, Message: "seen"}}, nil
+		return []summary.Finding{{Checker: "other", Kind: "something", Verdict: summary.Invalid, Count: 1, Message: "seen"}}, nil
 	}
 	s, err := AnalyzeCell(dir, Options{Also: all})
 	if err != nil {
@@ -36,11 +37,11 @@ func TestAlso(t *testing.T) {
 	if seen != plain.History.Events || !inOrder {
 		t.Errorf("the other checker saw %d events (in order: %v), the history has %d", seen, inOrder, plain.History.Events)
 	}
-	if s.Verdict != Invalid || len(s.Findings) != 1 || s.Findings[0].Checker != "other" {
+	if s.Verdict != summary.Invalid || len(s.Findings) != 1 || s.Findings[0].Checker != "other" {
 		t.Errorf("verdict %s, findings %+v: want the other checker's invalid finding", s.Verdict, s.Findings)
 	}
 
-	early := func(cell CellInfo, events iter.Seq[*history.Event]) ([]Finding, error) {
+	early := func(cell summary.CellInfo, events iter.Seq[*history.Event]) ([]summary.Finding, error) {
 		n := 0
 		for range events {
 			if n++; n == 10 {

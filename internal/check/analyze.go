@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -46,7 +47,7 @@ type Options struct {
 	MaxBins  int
 	// Host holds the host check's thresholds (host.go); the zero value
 	// gives the documented defaults.
-	Host HostOptions
+	Host summary.HostOptions
 	// Also is another checker that reads the same pass over the history:
 	// it consumes the events it is given (in time order, each valid until
 	// the next) and returns its findings, which are added to the summary
@@ -55,7 +56,7 @@ type Options struct {
 }
 
 // Also is a checker run in the analyser's pass (Options.Also).
-type Also func(cell CellInfo, events iter.Seq[*history.Event]) ([]Finding, error)
+type Also func(cell summary.CellInfo, events iter.Seq[*history.Event]) ([]summary.Finding, error)
 
 func (o Options) withDefaults() Options {
 	if o.MaxExamples <= 0 {
@@ -79,7 +80,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxBins <= 0 {
 		o.MaxBins = 4096
 	}
-	o.Host = o.Host.withDefaults()
+	o.Host = hostDefaults(o.Host)
 	return o
 }
 
@@ -104,12 +105,12 @@ type analyzer struct {
 // It is a pure function of the events and cell: the same history always
 // gives the same summary. Lines the source cannot read are counted and
 // make the verdict unknown; any other error of the source is returned.
-func Analyze(src Source, cell CellInfo, opts Options) (*Summary, error) {
+func Analyze(src Source, cell summary.CellInfo, opts Options) (*Analysis, error) {
 	return newAnalyzer(cell, opts).run(src)
 }
 
-func (a *analyzer) run(src Source) (*Summary, error) {
-	var findings []Finding
+func (a *analyzer) run(src Source) (*Analysis, error) {
+	var findings []summary.Finding
 	var err error
 	if a.opts.Also != nil {
 		// The other checker drives the pass; every event it is given has
@@ -174,7 +175,7 @@ func (a *analyzer) next(src Source) (*history.Event, error) {
 	}
 }
 
-func newAnalyzer(cell CellInfo, opts Options) *analyzer {
+func newAnalyzer(cell summary.CellInfo, opts Options) *analyzer {
 	opts = opts.withDefaults()
 	a := &analyzer{model: model{
 		opts:      opts,
@@ -240,20 +241,28 @@ func (a *analyzer) observe(e *history.Event) error {
 	return nil
 }
 
+// An Analysis is what one pass over a cell's history found: its summary
+// (summary.json) and the latency histograms behind the summary's
+// percentiles (latency.hlog, WriteCell).
+type Analysis struct {
+	*summary.Summary
+	latency *latencyCheck
+}
+
 // finish computes every result from the state the pass left.
-func (a *analyzer) finish() *Summary {
+func (a *analyzer) finish() *Analysis {
 	a.settlePauses()
 	for kind, n := range map[string]int64{"processed": a.processedN, "produced": a.producedN} {
 		if n > 0 {
 			a.stats.ByKind[kind] += n
 		}
 	}
-	s := &Summary{
-		SchemaVersion: SchemaVersion,
+	s := &summary.Summary{
+		SchemaVersion: summary.SchemaVersion,
 		Cell:          a.cell,
 		Guarantee:     vocab.GuaranteeOf(a.cell.CommitPolicy),
 		History:       a.stats,
-		Findings:      []Finding{},
+		Findings:      []summary.Finding{},
 	}
 	s.History.Files = a.files
 	if s.Cell.StartT == 0 {
@@ -261,11 +270,15 @@ func (a *analyzer) finish() *Summary {
 	}
 	s.Timeline = a.tl.result()
 	a.disruptionRows(s)
+	out := &Analysis{Summary: s}
 	for _, c := range a.checkers {
 		c.result(s)
+		if l, ok := c.(*latencyCheck); ok {
+			out.latency = l
+		}
 	}
 	a.verdict(s)
-	return s
+	return out
 }
 
 // SliceSource serves events from memory, sorted by time (stable: events

@@ -15,14 +15,12 @@ import (
 	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
-// Files a cell folder holds or gets.
-const (
-	CellFile    = "cell.json"
-	SummaryFile = "summary.json"
-	LatencyLog  = "latency.hlog"
-)
+// LatencyLog is the file of a cell folder that holds its latency
+// histograms (HdrHistogram's log format).
+const LatencyLog = "latency.hlog"
 
 // cellRecord is cell.json as this package reads it: the run folder's
 // record, plus the producer settings when the driver records them.
@@ -35,26 +33,26 @@ type cellRecord struct {
 }
 
 // ReadCellInfo reads a cell folder's cell.json.
-func ReadCellInfo(dir string) (CellInfo, error) {
-	path := filepath.Join(dir, CellFile)
+func ReadCellInfo(dir string) (summary.CellInfo, error) {
+	path := filepath.Join(dir, runfolder.CellFile)
 	b, err := runfolder.ReadFile(path, runfolder.MaxRecordSize)
 	if err != nil {
-		return CellInfo{}, err
+		return summary.CellInfo{}, err
 	}
 	var c cellRecord
 	if err := json.Unmarshal(b, &c); err != nil {
-		return CellInfo{}, fmt.Errorf("%s: %w", path, err)
+		return summary.CellInfo{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if c.Strategy == "" {
-		return CellInfo{}, fmt.Errorf("%s: field \"strategy\": missing (expected a strategy name such as \"sticky\")", path)
+		return summary.CellInfo{}, fmt.Errorf("%s: field \"strategy\": missing (expected a strategy name such as \"sticky\")", path)
 	}
 	if c.CommitPolicy == "" {
-		return CellInfo{}, fmt.Errorf("%s: field \"commit_policy\": missing (expected a commit policy such as \"sync-batch\")", path)
+		return summary.CellInfo{}, fmt.Errorf("%s: field \"commit_policy\": missing (expected a commit policy such as \"sync-batch\")", path)
 	}
 	if err := checkCellBounds(c); err != nil {
-		return CellInfo{}, fmt.Errorf("%s: %w", path, err)
+		return summary.CellInfo{}, fmt.Errorf("%s: %w", path, err)
 	}
-	info := CellInfo{
+	info := summary.CellInfo{
 		Cell: c.Cell.Cell, Strategy: c.Strategy, CommitPolicy: c.CommitPolicy, Client: c.Client, Iteration: c.Iteration,
 		Topic: c.Topic, Partitions: c.Partitions, Members: c.Members,
 		Complete: c.Complete, PartialReason: c.PartialReason, DrainComplete: c.DrainComplete,
@@ -78,7 +76,7 @@ func ReadCellInfo(dir string) (CellInfo, error) {
 		case "false":
 			info.IdempotentProducer = ptr(false)
 		default:
-			return CellInfo{}, fmt.Errorf("%s: field \"producer\".\"enable.idempotence\": %s (expected true or false)", path, clip.Quote(v))
+			return summary.CellInfo{}, fmt.Errorf("%s: field \"producer\".\"enable.idempotence\": %s (expected true or false)", path, clip.Quote(v))
 		}
 	}
 	return info, nil
@@ -129,7 +127,7 @@ func checkCellBounds(c cellRecord) error {
 // AnalyzeCell analyses one cell folder (cell.json and history/*.jsonl) in
 // one streaming pass. The result also holds the latency histograms for
 // WriteCell.
-func AnalyzeCell(dir string, opts Options) (*Summary, error) {
+func AnalyzeCell(dir string, opts Options) (*Analysis, error) {
 	info, err := ReadCellInfo(dir)
 	if err != nil {
 		return nil, err
@@ -181,19 +179,19 @@ func CheckCells(dirs []string) error {
 
 // ReadFindings reads the findings other checkers left in a cell folder
 // (none when the folder has no findings/). Files are read in name order.
-func ReadFindings(dir string) ([]Finding, error) {
+func ReadFindings(dir string) ([]summary.Finding, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, FindingsDir, "*.json"))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(paths)
-	var out []Finding
+	var out []summary.Finding
 	for _, p := range paths {
 		b, err := runfolder.ReadFile(p, runfolder.MaxRecordSize)
 		if err != nil {
 			return nil, err
 		}
-		var fs []Finding
+		var fs []summary.Finding
 		if err := json.Unmarshal(b, &fs); err != nil {
 			return nil, fmt.Errorf("%s: %w (expected a JSON list of findings: [{\"checker\", \"kind\", \"verdict\", \"count\", \"message\", \"examples\"}])", p, err)
 		}
@@ -202,7 +200,7 @@ func ReadFindings(dir string) ([]Finding, error) {
 				return nil, fmt.Errorf("%s: finding %d: fields \"checker\" and \"kind\" are required", p, i+1)
 			}
 			switch f.Verdict {
-			case "", Valid, Invalid, Unknown:
+			case "", summary.Valid, summary.Invalid, summary.Unknown:
 			default:
 				return nil, fmt.Errorf("%s: finding %d: field \"verdict\": %s (expected valid, invalid or unknown)", p, i+1, clip.Quote(string(f.Verdict)))
 			}
@@ -212,10 +210,42 @@ func ReadFindings(dir string) ([]Finding, error) {
 	return out, nil
 }
 
+// AnalyzeInMemory analyses a cell folder for a command that writes its
+// files only once it has read everything it reads (report.Analyzer): the
+// summary, and what writes summary.json and latency.hlog into a folder.
+func (o Options) AnalyzeInMemory(dir string) (*summary.Summary, func(dir string) error, error) {
+	a, err := AnalyzeCell(dir, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := EncodeCell(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.Summary, f.Write, nil
+}
+
+// Summarize returns a cell folder's summary: its summary.json when this
+// build reads it as its own, else the analysis of its history, written
+// into the folder first.
+func (o Options) Summarize(dir string) (*summary.Summary, error) {
+	if s, err := summary.ReadSummary(dir); err == nil {
+		return s, nil
+	}
+	a, err := AnalyzeCell(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteCell(dir, a); err != nil {
+		return nil, err
+	}
+	return a.Summary, nil
+}
+
 // WriteCell writes summary.json and latency.hlog into a cell folder, each
 // atomically (runfolder.WriteFile); both are produced in memory first, so
 // a failure to produce either leaves the folder as it was.
-func WriteCell(dir string, s *Summary) error {
+func WriteCell(dir string, s *Analysis) error {
 	f, err := EncodeCell(s)
 	if err != nil {
 		return err
@@ -231,8 +261,8 @@ type CellFiles struct {
 }
 
 // EncodeCell produces a cell's files.
-func EncodeCell(s *Summary) (*CellFiles, error) {
-	sum, err := json.MarshalIndent(s, "", "  ")
+func EncodeCell(s *Analysis) (*CellFiles, error) {
+	sum, err := json.MarshalIndent(s.Summary, "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -254,70 +284,7 @@ func (f *CellFiles) Write(dir string) error {
 			return err
 		}
 	}
-	return runfolder.WriteFile(filepath.Join(dir, SummaryFile), f.Summary)
-}
-
-// maxSummarySize bounds a summary.json a reader reads whole: its lists
-// (pauses, disruptions, examples) are bounded by the cell's partitions
-// and disruptions, far below this.
-const maxSummarySize = 256 << 20
-
-func known(v Verdict) bool { return v == Valid || v == Invalid || v == Unknown }
-
-// ReadSummary reads a cell folder's summary.json and refuses one this
-// build cannot read as its own: another schema version, a verdict it does
-// not know.
-func ReadSummary(dir string) (*Summary, error) {
-	path := filepath.Join(dir, SummaryFile)
-	b, err := runfolder.ReadFile(path, maxSummarySize)
-	if err != nil {
-		return nil, err
-	}
-	var s Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if s.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s: field \"schema_version\": %d (this build reads version %d; re-run chaos analyze)", path, s.SchemaVersion, SchemaVersion)
-	}
-	// A verdict this build does not know would pass -fail-on and every
-	// comparison as if it were none.
-	if !known(s.Verdict) {
-		return nil, fmt.Errorf("%s: field \"verdict\": %s (expected valid, invalid or unknown; re-run chaos analyze)", path, clip.Quote(string(s.Verdict)))
-	}
-	for i, f := range s.Findings {
-		if f.Verdict != "" && !known(f.Verdict) {
-			return nil, fmt.Errorf("%s: field \"findings\"[%d].\"verdict\": %s (expected valid, invalid or unknown; re-run chaos analyze)", path, i, clip.Quote(string(f.Verdict)))
-		}
-	}
-	return &s, nil
-}
-
-// FindCells returns every cell folder (a folder with cell.json) under
-// root, root included, sorted by path. Cells sit at <run>/<cell>/ or, for
-// repeated runs, deeper (<run>/<cell>/iter-<k>/): wherever cell.json is.
-func FindCells(root string) ([]string, error) {
-	var dirs []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "history" || d.Name() == "logs") && path != root {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && d.Name() == CellFile {
-			dirs = append(dirs, filepath.Dir(path))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%s: no cell folders (a folder with %s) found", root, CellFile)
-	}
-	sort.Strings(dirs)
-	return dirs, nil
+	return runfolder.WriteFile(filepath.Join(dir, summary.SummaryFile), f.Summary)
 }
 
 // IsNotExist reports whether err means a file is missing.

@@ -1,6 +1,9 @@
 package check
 
-import "github.com/chaosbench/chaosbench/internal/history"
+import (
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
 
 // A checker is one metric of the summary: its own state, fed by the pass
 // through the hooks below that it implements, and its part of the summary
@@ -11,7 +14,7 @@ type checker interface {
 	// there already (model.disruptionRows); the checkers run in the
 	// order of newCheckers, and a checker that reads another's part of s
 	// comes after it.
-	result(s *Summary)
+	result(s *summary.Summary)
 }
 
 // The hooks. A checker implements those it needs and nothing else; the

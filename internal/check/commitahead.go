@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Loss explained (docs/summary.md, `loss`): a commit ahead of processing.
@@ -97,9 +98,9 @@ func (c *commitAheadCheck) processed(p *partition, m *member, e *history.Event) 
 // maxAheadCommits caps the commits listed in the summary.
 const maxAheadCommits = 100
 
-func (c *commitAheadCheck) result(s *Summary) {
+func (c *commitAheadCheck) result(s *summary.Summary) {
 	r := &s.Loss
-	var out []AheadCommit
+	var out []summary.AheadCommit
 	byMember := map[string]int64{}
 	for pid, list := range c.pending {
 		p := c.g.parts[pid]
@@ -126,7 +127,7 @@ func (c *commitAheadCheck) result(s *Summary) {
 			}
 			r.CommittedAhead += lost
 			byMember[a.m.name] += lost
-			out = append(out, AheadCommit{Member: a.m.name, Partition: p.id, Offset: a.offset, T: a.t, Auto: a.auto, Lost: lost, Offsets: ranges})
+			out = append(out, summary.AheadCommit{Member: a.m.name, Partition: p.id, Offset: a.offset, T: a.t, Auto: a.auto, Lost: lost, Offsets: ranges})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
@@ -139,7 +140,7 @@ func (c *commitAheadCheck) result(s *Summary) {
 	if r.CommittedAhead == 0 {
 		return
 	}
-	var ex []Example
+	var ex []summary.Example
 	for _, a := range out {
 		if len(ex) >= c.g.opts.MaxExamples {
 			break
@@ -149,7 +150,7 @@ func (c *commitAheadCheck) result(s *Summary) {
 		if a.Auto {
 			how = "auto-committed"
 		}
-		ex = append(ex, Example{T: a.T, Proc: a.Member, Partition: &pid, Offsets: joinRanges(a.Offsets),
+		ex = append(ex, summary.Example{T: a.T, Proc: a.Member, Partition: &pid, Offsets: joinRanges(a.Offsets),
 			Detail: fmt.Sprintf("%s offset %d with %s below it unprocessed, never processed since", how, a.Offset, plural(a.Lost, "record"))})
 	}
 	names := make([]string, 0, len(byMember))
@@ -169,7 +170,7 @@ func (c *commitAheadCheck) result(s *Summary) {
 		msg += fmt.Sprintf("%s: %d", n, byMember[n])
 	}
 	msg += ")"
-	s.Findings = append(s.Findings, Finding{Checker: "loss", Kind: "committed_ahead_of_processing", Verdict: Valid,
+	s.Findings = append(s.Findings, summary.Finding{Checker: "loss", Kind: "committed_ahead_of_processing", Verdict: summary.Valid,
 		Count: r.CommittedAhead, Message: msg, Examples: ex})
 }
 

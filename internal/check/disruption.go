@@ -1,5 +1,7 @@
 package check
 
+import "github.com/chaosbench/chaosbench/internal/summary"
+
 // Disruptions (docs/summary.md, "Disruptions: how they are derived"): a
 // chaos step, or a membership change no chaos step caused, and its
 // window, from its start to its last activity (a pause began or ended,
@@ -11,7 +13,7 @@ package check
 
 // disruption is a chaos step or an unplanned membership change.
 type disruption struct {
-	out       Disruption
+	out       summary.Disruption
 	pauses    []*pause
 	open      int   // pauses still open
 	last      int64 // last activity: a pause ended or an assignment event
@@ -63,7 +65,7 @@ func (g *model) current(t int64) *disruption {
 // open starts a disruption at t.
 func (g *model) open(t int64, cause, trig string) *disruption {
 	d := &disruption{gens: map[int32]struct{}{}, assignees: map[string]struct{}{}}
-	d.out = Disruption{ID: len(g.disr) + 1, Cause: cause, Trigger: trig, Phase: g.phase, StartT: t}
+	d.out = summary.Disruption{ID: len(g.disr) + 1, Cause: cause, Trigger: trig, Phase: g.phase, StartT: t}
 	d.last = t
 	// The lag level it must come back to is the steady state's: measured
 	// after the previous disruption caught up, or inherited from it while
@@ -175,21 +177,15 @@ func (g *model) endT() int64 {
 // headline reports whether a disruption counts in the cell's headline
 // figures: every disruption except those that began before the steady
 // phase (members joining at start).
-func (d *disruption) headline() bool { return !PreSteady(d.out.Phase) }
-
-// PreSteady reports whether a phase comes before the steady state: the
-// driver's start (members joining) and warmup. Disruptions that begin
-// then are listed but left out of the headline figures, and latency is
-// not recorded then.
-func PreSteady(phase string) bool { return phase == "start" || phase == "warmup" }
+func (d *disruption) headline() bool { return !summary.PreSteady(d.out.Phase) }
 
 // disruptionRows writes the disruptions' rows: what the model knows of
 // each (its cause, window, generations) and its pause columns. The
 // checkers fill in their columns (group stop, kept stall, recovery,
 // duplicates, movement).
-func (g *model) disruptionRows(s *Summary) {
+func (g *model) disruptionRows(s *summary.Summary) {
 	end := g.endT()
-	s.Disruptions = make([]Disruption, 0, len(g.disr))
+	s.Disruptions = make([]summary.Disruption, 0, len(g.disr))
 	for _, d := range g.disr {
 		o := d.out
 		pauseColumns(&o, d, end)

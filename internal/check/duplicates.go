@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -26,7 +27,7 @@ type duplicatesCheck struct {
 	unattributed int64
 	// byPause counts the duplicates attributed to each handover.
 	byPause  map[*pause]int64
-	examples []Example
+	examples []summary.Example
 }
 
 func newDuplicatesCheck(g *model) *duplicatesCheck {
@@ -44,19 +45,19 @@ func (c *duplicatesCheck) redelivered(p *partition, m *member, e *history.Event)
 		id = pp.d.out.ID
 	}
 	if len(c.examples) < c.g.opts.MaxExamples {
-		c.examples = append(c.examples, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset),
+		c.examples = append(c.examples, summary.Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset),
 			Key: e.Key, Seq: ptr(e.Seq), Disruption: id})
 	}
 }
 
-func (c *duplicatesCheck) result(s *Summary) {
+func (c *duplicatesCheck) result(s *summary.Summary) {
 	g := c.g
 	r := &s.Duplicates
 	promise := vocab.GuaranteeOf(g.cell.CommitPolicy)
 	r.Count, r.Unattributed = c.count, c.unattributed
 	r.Examples = c.examples
 	r.ByDisruption = map[int]int64{}
-	var beyond []Example
+	var beyond []summary.Example
 	for _, d := range g.disr {
 		var n int64
 		for _, pp := range d.pauses {
@@ -65,7 +66,7 @@ func (c *duplicatesCheck) result(s *Summary) {
 			if dups > pp.bound+pp.extra {
 				r.BeyondUncommitted++
 				if len(beyond) < g.opts.MaxExamples {
-					beyond = append(beyond, Example{T: pp.start, Partition: ptr(pp.p.id), Disruption: d.out.ID, Proc: nameOf(pp.from),
+					beyond = append(beyond, summary.Example{T: pp.start, Partition: ptr(pp.p.id), Disruption: d.out.ID, Proc: nameOf(pp.from),
 						Detail: fmt.Sprintf("%s, but only %s processed at or above the committed offset", plural(dups, "duplicate"), plural(pp.bound+pp.extra, "record"))})
 				}
 			}
@@ -77,22 +78,22 @@ func (c *duplicatesCheck) result(s *Summary) {
 	}
 	switch promise {
 	case vocab.AtMostOnce:
-		r.Check = Check{Verdict: Valid, Expect: "no duplicates (at-most-once)"}
+		r.Check = summary.Check{Verdict: summary.Valid, Expect: "no duplicates (at-most-once)"}
 		if r.Count > 0 {
-			r.Verdict = Invalid
+			r.Verdict = summary.Invalid
 			r.Reason = fmt.Sprintf("%s processed more than once under an at-most-once policy", plural(r.Count, "record"))
 		}
 	default:
-		r.Check = Check{Verdict: Valid, Expect: "duplicates allowed (" + promise + ")", Examples: r.Examples}
+		r.Check = summary.Check{Verdict: summary.Valid, Expect: "duplicates allowed (" + promise + ")", Examples: r.Examples}
 	}
 	r.Examples = c.examples
 	if r.BeyondUncommitted > 0 {
-		s.Findings = append(s.Findings, Finding{Checker: "duplicates", Kind: "duplicates_beyond_uncommitted", Verdict: Unknown,
+		s.Findings = append(s.Findings, summary.Finding{Checker: "duplicates", Kind: "duplicates_beyond_uncommitted", Verdict: summary.Unknown,
 			Count:    int64(r.BeyondUncommitted),
 			Message:  fmt.Sprintf("%s redelivered more records than were processed at or above the committed offset: the new owner started below a successful commit, or the history misses commits", plural(int64(r.BeyondUncommitted), "handover")),
 			Examples: beyond})
-		if r.Verdict == Valid {
-			r.Verdict = Unknown
+		if r.Verdict == summary.Valid {
+			r.Verdict = summary.Unknown
 			r.Reason = "duplicates exceed the uncommitted window (see findings)"
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -234,7 +235,7 @@ func (g *model) memberEvent(e *history.Event) {
 
 func (g *model) phaseEvent(e *history.Event) {
 	g.phase = e.Phase
-	g.stats.Phases = append(g.stats.Phases, PhaseMark{Phase: e.Phase, T: e.T})
+	g.stats.Phases = append(g.stats.Phases, summary.PhaseMark{Phase: e.Phase, T: e.T})
 	g.tl.mark(e.T, e.Phase, "phase")
 	switch e.Phase {
 	case "steady":

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/assign"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -34,7 +35,7 @@ const (
 
 // oracle is the assignment oracle (package assign) as chaos analyze runs
 // it: in the analyser's pass, its findings in the summary.
-func oracle(cell CellInfo, events iter.Seq[*history.Event]) ([]Finding, error) {
+func oracle(cell summary.CellInfo, events iter.Seq[*history.Event]) ([]summary.Finding, error) {
 	if _, err := assign.Lookup(cell.Strategy); err != nil {
 		return nil, nil
 	}
@@ -42,11 +43,11 @@ func oracle(cell CellInfo, events iter.Seq[*history.Event]) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	byKind := map[string]*Finding{}
-	var out []Finding
+	byKind := map[string]*summary.Finding{}
+	var out []summary.Finding
 	for _, f := range rep.Findings {
 		if byKind[f.Kind] == nil {
-			out = append(out, Finding{Checker: "assign", Kind: f.Kind, Verdict: Valid})
+			out = append(out, summary.Finding{Checker: "assign", Kind: f.Kind, Verdict: summary.Valid})
 			byKind[f.Kind] = &out[len(out)-1]
 		}
 		byKind[f.Kind].Count++
@@ -71,7 +72,7 @@ func FuzzAnalyze(f *testing.F) {
 			t.Fatal(err)
 		}
 		strategies, policies := vocab.StrategyNames(), vocab.PolicyNames()
-		cell := CellInfo{Cell: "fuzz", Strategy: strategies[int(strategy)%len(strategies)], CommitPolicy: policies[int(policy)%len(policies)],
+		cell := summary.CellInfo{Cell: "fuzz", Strategy: strategies[int(strategy)%len(strategies)], CommitPolicy: policies[int(policy)%len(policies)],
 			Client: vocab.ClientConfluent, Topic: "orders", Partitions: 4, Members: 2, Complete: true, DrainComplete: true}
 
 		var before, after runtime.MemStats
@@ -106,11 +107,11 @@ func FuzzAnalyze(f *testing.F) {
 		if n := len(files.Summary); n > fuzzSummary+fuzzSummaryBytes*len(data) {
 			t.Fatalf("a summary of %d bytes for %d bytes of history", n, len(data))
 		}
-		var back Summary
+		var back summary.Summary
 		if err := json.Unmarshal(files.Summary, &back); err != nil {
 			t.Fatalf("summary.json does not read back: %v", err)
 		}
-		if !known(back.Verdict) {
+		if !back.Verdict.Known() {
 			t.Fatalf("verdict %q", back.Verdict)
 		}
 	})
@@ -125,7 +126,7 @@ func addKnownAnswerSeeds(f *testing.F) {
 	}
 	strategies, policies := vocab.StrategyNames(), vocab.PolicyNames()
 	for _, dir := range dirs {
-		var cell CellInfo
+		var cell summary.CellInfo
 		if b, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "cell.json")); err == nil {
 			_ = json.Unmarshal(b, &cell)
 		}

@@ -1,6 +1,10 @@
 package check
 
-import "math"
+import (
+	"math"
+
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
 
 // Group stop (docs/summary.md, `group_stop`): the longest interval during
 // which no partition was live (model.live), attributed to the disruption
@@ -40,7 +44,7 @@ func (c *groupStopCheck) groupResumed(t int64) {
 	c.stopD = nil
 }
 
-func (c *groupStopCheck) result(s *Summary) {
+func (c *groupStopCheck) result(s *summary.Summary) {
 	end := c.g.endT()
 	for _, d := range c.g.disr {
 		var stop int64
@@ -54,9 +58,9 @@ func (c *groupStopCheck) result(s *Summary) {
 		s.Disruptions[d.out.ID-1].GroupStopMs = float64(stop) / 1e6
 	}
 	r := &s.GroupStop
-	r.Check = Check{Verdict: Valid, Expect: "measured: eager protocols stop the group, incremental ones should not"}
+	r.Check = summary.Check{Verdict: summary.Valid, Expect: "measured: eager protocols stop the group, incremental ones should not"}
 	for _, d := range s.Disruptions {
-		if PreSteady(d.Phase) {
+		if summary.PreSteady(d.Phase) {
 			continue
 		}
 		if d.GroupStopMs > 0 {

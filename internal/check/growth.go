@@ -1,6 +1,9 @@
 package check
 
-import "github.com/chaosbench/chaosbench/internal/history"
+import (
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
 
 // New partitions (docs/summary.md, "Partitions added"): a partition an
 // add_partitions step creates has no owner until the group takes it on,
@@ -55,7 +58,7 @@ func (g *model) takenOn(p *partition, t int64) {
 }
 
 // growthColumns fills the take-on column of d's row.
-func growthColumns(o *Disruption, d *disruption) {
+func growthColumns(o *summary.Disruption, d *disruption) {
 	if d.added == 0 {
 		return
 	}

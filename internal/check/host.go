@@ -9,6 +9,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // The host check (docs/summary.md, `host`): whether the machine, not the
@@ -70,24 +71,8 @@ type hostCheck struct {
 	last map[memberKey]int64
 }
 
-// HostOptions are the host check's thresholds (docs/summary.md, `host`).
-type HostOptions struct {
-	// CPUBusy and CPUSeconds: saturated when the host's CPU was at least
-	// CPUBusy busy in at least CPUSeconds of the measured seconds.
-	// Defaults 0.95 and 0.5.
-	CPUBusy, CPUSeconds float64
-	// ProducerLag: saturated when the producer's p99 lag behind its
-	// schedule exceeds it (ms). Default 100.
-	ProducerLag float64
-	// Drift: saturated when the harness processes' p99 timer drift
-	// exceeds it (ms). Default 50.
-	Drift float64
-	// Overrun: saturated when a member's poll loop overran by more than
-	// this (ms) in a second no chaos step explains. Default 1000.
-	Overrun float64
-}
-
-func (o HostOptions) withDefaults() HostOptions {
+// hostDefaults gives the thresholds left zero their defaults.
+func hostDefaults(o summary.HostOptions) summary.HostOptions {
 	if o.CPUBusy <= 0 {
 		o.CPUBusy = 0.95
 	}
@@ -113,7 +98,7 @@ func newHostCheck(g *model) *hostCheck {
 
 // measured reports whether the pass is in the measured time.
 func (c *hostCheck) measured() bool {
-	return !PreSteady(c.g.phase) && !c.g.shutdown
+	return !summary.PreSteady(c.g.phase) && !c.g.shutdown
 }
 
 // produced: a record was acknowledged or failed; its send's lag behind
@@ -214,7 +199,7 @@ func quantilePermille(h *[1001]int, n int, q float64) float64 {
 	return 1
 }
 
-func (c *hostCheck) result(s *Summary) {
+func (c *hostCheck) result(s *summary.Summary) {
 	o := c.g.opts.Host
 	r := &s.Host
 	r.Thresholds = o
@@ -255,13 +240,13 @@ func (c *hostCheck) result(s *Summary) {
 	case !r.Measured:
 		// A history written before the probes: nothing says either way,
 		// and the timing checks keep their verdicts.
-		r.Check = Check{Verdict: Valid, Expect: "the host was not the bottleneck; not measured (no probe events, no send times)"}
+		r.Check = summary.Check{Verdict: summary.Valid, Expect: "the host was not the bottleneck; not measured (no probe events, no send times)"}
 	case len(why) > 0:
 		r.Saturated = true
-		r.Check = Check{Verdict: Unknown, Expect: "the host was not the bottleneck",
+		r.Check = summary.Check{Verdict: summary.Unknown, Expect: "the host was not the bottleneck",
 			Reason: "host saturated: " + strings.Join(why, "; ") + ": the timing checks (pause, group stop, recovery, latency) are unknown; loss, duplicates and order stay judged"}
 	default:
-		r.Check = Check{Verdict: Valid, Expect: "the host was not the bottleneck"}
+		r.Check = summary.Check{Verdict: summary.Valid, Expect: "the host was not the bottleneck"}
 	}
 }
 

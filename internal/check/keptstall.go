@@ -1,6 +1,9 @@
 package check
 
-import "github.com/chaosbench/chaosbench/internal/history"
+import (
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
 
 // Kept partitions' stall (docs/summary.md, `group_stop`): incremental
 // protocols move few partitions, but a client may still hold back the
@@ -118,7 +121,7 @@ func (c *keptStallCheck) settle(p *partition) {
 
 // result fills the disruptions' kept stall and the largest of the
 // headline ones.
-func (c *keptStallCheck) result(s *Summary) {
+func (c *keptStallCheck) result(s *summary.Summary) {
 	for _, p := range c.g.parts {
 		c.settle(p)
 	}
@@ -130,7 +133,7 @@ func (c *keptStallCheck) result(s *Summary) {
 	}
 	kept := 0.0
 	for _, d := range s.Disruptions {
-		if !PreSteady(d.Phase) {
+		if !summary.PreSteady(d.Phase) {
 			kept = max(kept, d.KeptStallMs)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Latency (docs/summary.md, `latency`): produce-to-process time, from the
@@ -57,7 +58,7 @@ func newLatencyCheck(g *model) *latencyCheck {
 // the pause), of the steady state, or the tentative one.
 func (s *latencyCheck) firstProcessed(p *partition, m *member, e *history.Event) {
 	g := s.g
-	if e.IntendedT == 0 || PreSteady(g.phase) {
+	if e.IntendedT == 0 || summary.PreSteady(g.phase) {
 		return
 	}
 	us := (e.T - e.IntendedT) / 1000
@@ -111,9 +112,9 @@ func (s *latencyCheck) settle() {
 // LatencyPercentiles are the percentiles kept for plots.
 var LatencyPercentiles = []float64{0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100}
 
-func summarizeLatency(h *hdrhistogram.Histogram) LatencySummary {
+func summarizeLatency(h *hdrhistogram.Histogram) summary.LatencySummary {
 	ms := func(us int64) float64 { return float64(us) / 1e3 }
-	l := LatencySummary{Count: h.TotalCount()}
+	l := summary.LatencySummary{Count: h.TotalCount()}
 	if l.Count == 0 {
 		return l
 	}
@@ -125,27 +126,26 @@ func summarizeLatency(h *hdrhistogram.Histogram) LatencySummary {
 		if p == 100 {
 			v = h.Max()
 		}
-		l.Percentiles = append(l.Percentiles, Percentile{P: p, Ms: ms(v)})
+		l.Percentiles = append(l.Percentiles, summary.Percentile{P: p, Ms: ms(v)})
 	}
 	return l
 }
 
-func (c *latencyCheck) result(s *Summary) {
+func (c *latencyCheck) result(s *summary.Summary) {
 	c.settle()
 	c.startT, c.endT = c.g.stats.FirstT, c.g.stats.LastT
-	s.latency = c // for WriteCell's latency.hlog
 	r := &s.Latency
-	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
+	r.Check = summary.Check{Verdict: summary.Valid, Expect: "measured: no expectation"}
 	r.Steady = summarizeLatency(c.steady)
 	r.Disruption = summarizeLatency(c.disrupted)
 	r.Negative = c.negative
 	if c.negative > 0 {
-		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "negative_latency", Verdict: Valid, Count: c.negative,
+		s.Findings = append(s.Findings, summary.Finding{Checker: "latency", Kind: "negative_latency", Verdict: summary.Valid, Count: c.negative,
 			Message: fmt.Sprintf("%s processed before the intended send time (clocks of different hosts disagree); recorded as 0", plural(c.negative, "record"))})
 	}
 	r.Overflow = c.overflow
 	if c.overflow > 0 {
-		s.Findings = append(s.Findings, Finding{Checker: "latency", Kind: "latency_overflow", Verdict: Valid, Count: c.overflow,
+		s.Findings = append(s.Findings, summary.Finding{Checker: "latency", Kind: "latency_overflow", Verdict: summary.Valid, Count: c.overflow,
 			Message: fmt.Sprintf("%s processed more than an hour after the intended send time; recorded as one hour", plural(c.overflow, "record"))})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Member load (docs/summary.md, `skew`): the work each member carried, as
@@ -26,7 +27,7 @@ import (
 //     traffic.
 type loadCheck struct {
 	g      *model
-	cur    *LoadInterval
+	cur    *summary.LoadInterval
 	counts map[string]*int64 // records per member in cur, by name
 	// byMember holds counts by member (member.idx), looked up at a
 	// member's first record of the interval: a record then costs no
@@ -35,7 +36,7 @@ type loadCheck struct {
 	byMember  []*int64
 	uncounted int64
 	over      bool // traffic has ended
-	out       []LoadInterval
+	out       []summary.LoadInterval
 	lastDisr  int // disruptions when cur opened
 }
 
@@ -46,7 +47,7 @@ func newLoadCheck(g *model) *loadCheck { return &loadCheck{g: g} }
 func (c *loadCheck) processed(p *partition, m *member, e *history.Event) {
 	g := c.g
 	if c.cur == nil {
-		if c.over || g.shutdown || PreSteady(g.phase) || g.openDisr > 0 {
+		if c.over || g.shutdown || summary.PreSteady(g.phase) || g.openDisr > 0 {
 			return
 		}
 		c.open(e.T)
@@ -88,7 +89,7 @@ func (c *loadCheck) open(t int64) {
 	if len(g.disr) > 0 {
 		after = g.disr[len(g.disr)-1].out.ID
 	}
-	c.cur = &LoadInterval{After: after, StartT: t, Members: len(parts), PartitionsMaxOverMean: maxOverMean(parts)}
+	c.cur = &summary.LoadInterval{After: after, StartT: t, Members: len(parts), PartitionsMaxOverMean: maxOverMean(parts)}
 }
 
 // close ends the current interval at t.
@@ -137,7 +138,7 @@ func maxOverMean[V int | int64 | float64](m map[string]V) float64 {
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
-func (c *loadCheck) result(s *Summary) {
+func (c *loadCheck) result(s *summary.Summary) {
 	c.trafficEnded()
 	r := &s.Skew
 	r.Load = c.out

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
@@ -27,12 +28,12 @@ func (c *lossCheck) firstProcessed(p *partition, m *member, e *history.Event) {
 	}
 }
 
-func (c *lossCheck) result(s *Summary) {
+func (c *lossCheck) result(s *summary.Summary) {
 	g := c.g
 	r := &s.Loss
 	r.Acknowledged = g.stats.Acked
 	r.Late = c.late
-	var ex []Example
+	var ex []summary.Example
 	for _, p := range g.parts {
 		top := p.processed.max()
 		p.acked.minus(&p.processed, func(lo, hi int64) bool {
@@ -60,25 +61,25 @@ func (c *lossCheck) result(s *Summary) {
 	drained := g.cell.DrainComplete
 	switch promise {
 	case vocab.AtLeastOnce:
-		r.Check = Check{Verdict: Valid, Expect: "no loss (at-least-once)"}
+		r.Check = summary.Check{Verdict: summary.Valid, Expect: "no loss (at-least-once)"}
 		switch {
 		case r.Skipped > 0 || (r.Tail > 0 && drained):
-			r.Verdict = Invalid
+			r.Verdict = summary.Invalid
 			r.Reason = fmt.Sprintf("%d acknowledged records never processed (%d skipped, %d at the tail)", r.Lost, r.Skipped, r.Tail)
 		case r.Tail > 0:
-			r.Verdict = Unknown
+			r.Verdict = summary.Unknown
 			r.Reason = fmt.Sprintf("%d acknowledged records at the tail were not processed before the drain ended incomplete", r.Tail)
 		}
 	case vocab.AtMostOnce:
-		r.Check = Check{Verdict: Valid, Expect: "loss allowed (at-most-once)"}
+		r.Check = summary.Check{Verdict: summary.Valid, Expect: "loss allowed (at-most-once)"}
 	default:
-		r.Check = Check{Verdict: Valid, Expect: "loss allowed and reported (" + promise + ")"}
+		r.Check = summary.Check{Verdict: summary.Valid, Expect: "loss allowed and reported (" + promise + ")"}
 	}
 	r.Examples = ex
 }
 
-func lostExample(p int32, lo, hi int64, detail string) Example {
-	e := Example{Partition: ptr(p), Detail: detail}
+func lostExample(p int32, lo, hi int64, detail string) summary.Example {
+	e := summary.Example{Partition: ptr(p), Detail: detail}
 	if lo == hi {
 		e.Offset = ptr(lo)
 	} else {

@@ -1,6 +1,10 @@
 package check
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
 
 // model is the group model: who owns each partition, which partitions
 // are live, the disruptions and their pauses, the offsets acknowledged
@@ -13,8 +17,8 @@ import "fmt"
 type model struct {
 	opts  Options
 	grace int64
-	cell  CellInfo
-	stats HistoryStats
+	cell  summary.CellInfo
+	stats summary.HistoryStats
 
 	phase     string
 	shutdown  bool

@@ -3,6 +3,8 @@ package check
 import (
 	"math"
 	"sort"
+
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Movement (docs/summary.md, `movement`): the partitions whose owner
@@ -110,9 +112,9 @@ func maxKept(counts map[string]int, n, total int) int {
 	return kept
 }
 
-func (c *movementCheck) result(s *Summary) {
+func (c *movementCheck) result(s *summary.Summary) {
 	r := &s.Movement
-	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
+	r.Check = summary.Check{Verdict: summary.Valid, Expect: "measured: no expectation"}
 	for _, ep := range episodes(c.g.disr) {
 		moved, least, ok := episodeMovement(ep)
 		head := &s.Disruptions[ep[0].out.ID-1]

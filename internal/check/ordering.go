@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Ordering (docs/summary.md, `ordering`): each producer numbers the
@@ -34,8 +35,8 @@ type orderingCheck struct {
 	reorders, partChange, zombie, same, producerDups int64
 	// examples by kind: reorder_partition_change, reorder_zombie,
 	// reorder_same_partition, producer_duplicate; all: every reorder.
-	ex  map[string][]Example
-	all []Example
+	ex  map[string][]summary.Example
+	all []summary.Example
 }
 
 // keyState is one key's ordering state: 64 bytes, one cache line.
@@ -73,10 +74,10 @@ func (k *keyState) add(seq int64) bool {
 }
 
 func newOrderingCheck(g *model) *orderingCheck {
-	return &orderingCheck{g: g, keys: map[string]*keyTable{}, ex: map[string][]Example{}}
+	return &orderingCheck{g: g, keys: map[string]*keyTable{}, ex: map[string][]summary.Example{}}
 }
 
-func (s *orderingCheck) example(kind string, e Example) {
+func (s *orderingCheck) example(kind string, e summary.Example) {
 	if len(s.ex[kind]) < s.g.opts.MaxExamples {
 		s.ex[kind] = append(s.ex[kind], e)
 	}
@@ -164,7 +165,7 @@ func (s *orderingCheck) check(r *pendingRecord) {
 	}
 	if !k.add(r.seq) {
 		s.producerDups++
-		s.example("producer_duplicate", Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
+		s.example("producer_duplicate", summary.Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
 			Key: r.key, Seq: ptr(r.seq), Producer: r.producer, Detail: "this producer, key and seq were processed before at another offset"})
 		return
 	}
@@ -188,17 +189,17 @@ func (s *orderingCheck) check(r *pendingRecord) {
 		s.same++
 		kind, detail = "reorder_same_partition", fmt.Sprintf("seq %d was processed before, on the same partition", k.maxSeq)
 	}
-	s.example(kind, Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
+	s.example(kind, summary.Example{T: r.t, Proc: r.proc, Partition: ptr(r.part), Offset: ptr(r.offset),
 		Key: r.key, Seq: ptr(r.seq), Producer: r.producer, Detail: detail})
 }
 
-func (o *orderingCheck) result(s *Summary) {
+func (o *orderingCheck) result(s *summary.Summary) {
 	o.flush()
 	r := &s.Ordering
 	r.Keys = o.n
 	r.Reorders, r.PartitionChange, r.Zombie, r.SamePartition = o.reorders, o.partChange, o.zombie, o.same
 	r.ProducerDuplicates = o.producerDups
-	r.Check = Check{Verdict: Valid, Expect: "per-key order kept within a partition (idempotent producer); reorders after a partition-count change or by zombies are reported", Examples: o.all}
+	r.Check = summary.Check{Verdict: summary.Valid, Expect: "per-key order kept within a partition (idempotent producer); reorders after a partition-count change or by zombies are reported", Examples: o.all}
 	idem := o.g.cell.IdempotentProducer
 	bad := r.SamePartition + r.ProducerDuplicates
 	switch {
@@ -206,23 +207,23 @@ func (o *orderingCheck) result(s *Summary) {
 	case idem != nil && !*idem:
 		r.Expect = "reorders and producer duplicates allowed: the producer is not idempotent"
 	case idem == nil:
-		r.Verdict = Unknown
+		r.Verdict = summary.Unknown
 		r.Reason = fmt.Sprintf("%d same-partition reorders or producer duplicates, and the cell does not record whether the producer was idempotent", bad)
 	default:
-		r.Verdict = Invalid
+		r.Verdict = summary.Invalid
 		r.Reason = fmt.Sprintf("%d same-partition reorders or producer duplicates under an idempotent producer", bad)
 	}
-	add := func(kind string, n int64, v Verdict, msg string, ex []Example) {
+	add := func(kind string, n int64, v summary.Verdict, msg string, ex []summary.Example) {
 		if n > 0 {
-			s.Findings = append(s.Findings, Finding{Checker: "ordering", Kind: kind, Verdict: v, Count: n, Message: msg, Examples: ex})
+			s.Findings = append(s.Findings, summary.Finding{Checker: "ordering", Kind: kind, Verdict: v, Count: n, Message: msg, Examples: ex})
 		}
 	}
-	sameV := Valid
+	sameV := summary.Valid
 	if bad > 0 {
 		sameV = r.Verdict
 	}
-	add("reorder_partition_change", r.PartitionChange, Valid, "records of a key processed out of order after the key moved partition (partitions were added)", o.ex["reorder_partition_change"])
-	add("reorder_zombie", r.Zombie, Valid, "records of a key processed out of order by a member that no longer owned the partition", o.ex["reorder_zombie"])
+	add("reorder_partition_change", r.PartitionChange, summary.Valid, "records of a key processed out of order after the key moved partition (partitions were added)", o.ex["reorder_partition_change"])
+	add("reorder_zombie", r.Zombie, summary.Valid, "records of a key processed out of order by a member that no longer owned the partition", o.ex["reorder_zombie"])
 	add("reorder_same_partition", r.SamePartition, sameV, "records of a key out of order within one partition: the log itself is out of order", o.ex["reorder_same_partition"])
 	add("producer_duplicate", r.ProducerDuplicates, sameV, "records written twice by the producer (same producer, key and seq at two offsets)", o.ex["producer_duplicate"])
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Overlap (docs/summary.md, `overlap`): a processed event by member A for
@@ -20,7 +21,7 @@ type overlapCheck struct {
 	incidents map[incident]struct{}
 	unowned   int64
 	inFlight  int64
-	ex, exUn  []Example
+	ex, exUn  []summary.Example
 }
 
 type incident struct {
@@ -42,7 +43,7 @@ func (s *overlapCheck) processed(p *partition, m *member, e *history.Event) {
 		if p.everOwned && !holds(p, m) {
 			s.unowned++
 			if len(s.exUn) < s.g.opts.MaxExamples {
-				s.exUn = append(s.exUn, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset), Detail: "no member owned the partition"})
+				s.exUn = append(s.exUn, summary.Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset), Detail: "no member owned the partition"})
 			}
 		}
 		return
@@ -55,7 +56,7 @@ func (s *overlapCheck) processed(p *partition, m *member, e *history.Event) {
 	if _, ok := s.incidents[k]; !ok {
 		s.incidents[k] = struct{}{}
 		if len(s.ex) < s.g.opts.MaxExamples {
-			s.ex = append(s.ex, Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset), Other: o.name,
+			s.ex = append(s.ex, summary.Example{T: e.T, Proc: m.name, Partition: ptr(p.id), Offset: ptr(e.Offset), Other: o.name,
 				Detail: fmt.Sprintf("%s was assigned the partition after %s", o.name, m.name)})
 		}
 	}
@@ -70,17 +71,17 @@ func holds(p *partition, m *member) bool {
 	return false
 }
 
-func (o *overlapCheck) result(s *Summary) {
+func (o *overlapCheck) result(s *summary.Summary) {
 	r := &s.Overlap
 	r.Events, r.Incidents, r.Unowned, r.InFlight = o.events, len(o.incidents), o.unowned, o.inFlight
-	r.Check = Check{Verdict: Valid, Expect: "reported: zombie processing is measured; its effects are judged by the duplicate and ordering checks", Examples: o.ex}
+	r.Check = summary.Check{Verdict: summary.Valid, Expect: "reported: zombie processing is measured; its effects are judged by the duplicate and ordering checks", Examples: o.ex}
 	if r.Events > 0 {
-		s.Findings = append(s.Findings, Finding{Checker: "overlap", Kind: "zombie_processing", Verdict: Valid, Count: r.Events,
+		s.Findings = append(s.Findings, summary.Finding{Checker: "overlap", Kind: "zombie_processing", Verdict: summary.Valid, Count: r.Events,
 			Message:  fmt.Sprintf("%s processed by a member after another member was assigned their partition (%s)", plural(r.Events, "record"), plural(int64(r.Incidents), "incident")),
 			Examples: o.ex})
 	}
 	if r.Unowned > 0 {
-		s.Findings = append(s.Findings, Finding{Checker: "overlap", Kind: "unowned_processing", Verdict: Valid, Count: r.Unowned,
+		s.Findings = append(s.Findings, summary.Finding{Checker: "overlap", Kind: "unowned_processing", Verdict: summary.Valid, Count: r.Unowned,
 			Message:  fmt.Sprintf("%s processed by a member that did not hold the partition, while no member did", plural(r.Unowned, "record")),
 			Examples: o.exUn})
 	}

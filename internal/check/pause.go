@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Partition pause (docs/summary.md, `pause`): for each partition and
@@ -224,7 +226,7 @@ func (pp *pause) ns(end int64) int64 {
 // pauseColumns fills the pause columns of d's row (o): the partitions it
 // paused, its pauses' statistics and partition-seconds (unfinished ones
 // running to end), and the uncommitted window of its handovers.
-func pauseColumns(o *Disruption, d *disruption, end int64) {
+func pauseColumns(o *summary.Disruption, d *disruption, end int64) {
 	var vals []int64
 	var pop popStats
 	var sum int64 // ns without processing, unfinished pauses included
@@ -259,22 +261,22 @@ type pauseCheck struct {
 	g *model
 }
 
-func (c *pauseCheck) result(s *Summary) {
+func (c *pauseCheck) result(s *summary.Summary) {
 	g := c.g
 	end := g.endT()
 	r := &s.Pause
-	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
+	r.Check = summary.Check{Verdict: summary.Valid, Expect: "measured: no expectation"}
 	var vals []int64
 	var pop popStats
 	var sum int64
-	r.Pauses = []PartitionPause{}
+	r.Pauses = []summary.PartitionPause{}
 	for _, d := range g.disr {
 		for _, pp := range d.pauses {
 			if !pp.counted() {
 				continue
 			}
 			v := pp.ns(end)
-			x := PartitionPause{Disruption: d.out.ID, Partition: pp.p.id, StartT: pp.start,
+			x := summary.PartitionPause{Disruption: d.out.ID, Partition: pp.p.id, StartT: pp.start,
 				Ms: float64(v) / 1e6, Idle: pp.idle, Unfinished: pp.end == 0, Target: pp.target}
 			if pp.from != nil {
 				x.From = pp.from.name
@@ -302,19 +304,19 @@ func (c *pauseCheck) result(s *Summary) {
 	r.TargetStats, r.OtherStats = pop.stats()
 	r.PartitionSeconds = float64(sum) / 1e9
 	if r.Unfinished > 0 {
-		s.Findings = append(s.Findings, Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: Valid, Count: int64(r.Unfinished),
+		s.Findings = append(s.Findings, summary.Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: summary.Valid, Count: int64(r.Unfinished),
 			Message:  fmt.Sprintf("%s not processed again after the owner stopped, before the history ended", plural(int64(r.Unfinished), "partition")),
 			Examples: unfinishedExamples(r.Pauses, g.opts.MaxExamples)})
 	}
 }
 
-func unfinishedExamples(ps []PartitionPause, maxExamples int) []Example {
-	var ex []Example
+func unfinishedExamples(ps []summary.PartitionPause, maxExamples int) []summary.Example {
+	var ex []summary.Example
 	for _, x := range ps {
 		if !x.Unfinished || len(ex) >= maxExamples {
 			continue
 		}
-		ex = append(ex, Example{T: x.StartT, Partition: ptr(x.Partition), Proc: x.From, Disruption: x.Disruption,
+		ex = append(ex, summary.Example{T: x.StartT, Partition: ptr(x.Partition), Proc: x.From, Disruption: x.Disruption,
 			Detail: fmt.Sprintf("not live again for %.0f ms until the history ended", x.Ms)})
 	}
 	return ex
@@ -322,9 +324,9 @@ func unfinishedExamples(ps []PartitionPause, maxExamples int) []Example {
 
 // statsOf summarises durations given in ns, in ms, with nearest-rank
 // percentiles.
-func statsOf(ns []int64) Stats {
+func statsOf(ns []int64) summary.Stats {
 	if len(ns) == 0 {
-		return Stats{}
+		return summary.Stats{}
 	}
 	s := append([]int64(nil), ns...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -333,7 +335,7 @@ func statsOf(ns []int64) Stats {
 		sum += v
 	}
 	ms := func(v int64) float64 { return float64(v) / 1e6 }
-	return Stats{Count: len(s), P50: ms(nearestRank(s, 50)), P95: ms(nearestRank(s, 95)), Max: ms(s[len(s)-1]), Sum: ms(sum)}
+	return summary.Stats{Count: len(s), P50: ms(nearestRank(s, 50)), P95: ms(nearestRank(s, 95)), Max: ms(s[len(s)-1]), Sum: ms(sum)}
 }
 
 // nearestRank returns the p-th percentile of sorted values: the value at

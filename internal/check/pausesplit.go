@@ -1,5 +1,7 @@
 package check
 
+import "github.com/chaosbench/chaosbench/internal/summary"
+
 // Two populations of pauses (docs/summary.md, `pause`): a disruption
 // pauses two kinds of partitions, and their pauses have nothing in
 // common. Its own partitions are those of its subject (the member a chaos
@@ -27,6 +29,6 @@ func (s *popStats) add(pp *pause, ns int64) {
 	}
 }
 
-func (s *popStats) stats() (target, other Stats) {
+func (s *popStats) stats() (target, other summary.Stats) {
 	return statsOf(s.target), statsOf(s.other)
 }

@@ -1,6 +1,10 @@
 package check
 
-import "math"
+import (
+	"math"
+
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
 
 // Recovery (docs/summary.md, `recovery`): for each finished disruption,
 // the time from its start until the group's processing rate (over the
@@ -12,10 +16,10 @@ type recoveryCheck struct {
 	g *model
 }
 
-func (c *recoveryCheck) result(s *Summary) {
+func (c *recoveryCheck) result(s *summary.Summary) {
 	g := c.g
 	r := &s.Recovery
-	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
+	r.Check = summary.Check{Verdict: summary.Valid, Expect: "measured: no expectation"}
 	r.RateWindowMs = float64(g.opts.RateWindow) / 1e6
 	r.BaselineMs = float64(g.opts.BaselineWindow) / 1e6
 	stop := g.cell.TrafficEndT
@@ -55,7 +59,7 @@ func (c *recoveryCheck) result(s *Summary) {
 		if base.ok {
 			prev = base
 		}
-		if PreSteady(d.Phase) {
+		if summary.PreSteady(d.Phase) {
 			continue
 		}
 		if d.RecoveryMs != nil {

@@ -3,6 +3,8 @@ package check
 import (
 	"math"
 	"sort"
+
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // Skew (docs/summary.md, `skew`): records per partition (max/mean,
@@ -65,10 +67,10 @@ func spread(c map[string]int) int {
 	return hi - lo
 }
 
-func (c *skewCheck) result(s *Summary) {
+func (c *skewCheck) result(s *summary.Summary) {
 	c.trafficEnded()
 	r := &s.Skew
-	r.Check = Check{Verdict: Valid, Expect: "measured: no expectation"}
+	r.Check = summary.Check{Verdict: summary.Valid, Expect: "measured: no expectation"}
 	c.recordsPerPartition(r)
 	r.Members = c.memberLoads()
 	r.PartitionsPerMember = c.final
@@ -78,7 +80,7 @@ func (c *skewCheck) result(s *Summary) {
 
 // recordsPerPartition fills the partitions' side: the acknowledged
 // records of each (or, without acknowledgements, those processed).
-func (c *skewCheck) recordsPerPartition(r *SkewResult) {
+func (c *skewCheck) recordsPerPartition(r *summary.SkewResult) {
 	g := c.g
 	n := len(g.parts)
 	r.RecordsPerPartition = make([]int64, n)
@@ -112,7 +114,7 @@ func (c *skewCheck) recordsPerPartition(r *SkewResult) {
 // memberLoads returns each member's work, across its incarnations, by
 // name: records processed per second of ownership, the ownership still
 // running counted up to the end of the analysed history.
-func (c *skewCheck) memberLoads() []MemberLoad {
+func (c *skewCheck) memberLoads() []summary.MemberLoad {
 	type load struct {
 		processed, ownedNs int64
 	}
@@ -133,13 +135,13 @@ func (c *skewCheck) memberLoads() []MemberLoad {
 		}
 	}
 	sort.Strings(names)
-	out := []MemberLoad{}
+	out := []summary.MemberLoad{}
 	for _, n := range names {
 		l := loads[n]
 		if l.processed == 0 && l.ownedNs == 0 {
 			continue
 		}
-		ml := MemberLoad{Member: n, Processed: l.processed, OwnedSeconds: float64(l.ownedNs) / 1e9}
+		ml := summary.MemberLoad{Member: n, Processed: l.processed, OwnedSeconds: float64(l.ownedNs) / 1e9}
 		if l.ownedNs > 0 {
 			ml.RecordsPerSec = float64(l.processed) / ml.OwnedSeconds
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/check/synth"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // randomConfig draws a synthetic cell: 1-12 partitions, 1-5 members, up to
@@ -54,11 +55,11 @@ func TestSyntheticClean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Verdict != Valid {
+		if s.Verdict != summary.Valid {
 			t.Errorf("seed %d (%+v): verdict %s: %v", cfg.Seed, cfg, s.Verdict, s.VerdictReasons)
 		}
 		for _, f := range s.Findings {
-			if f.Verdict != Valid || f.Kind == "zombie_processing" || f.Kind == "unowned_processing" {
+			if f.Verdict != summary.Valid || f.Kind == "zombie_processing" || f.Kind == "unowned_processing" {
 				t.Errorf("seed %d: finding %s/%s (%s): %s", cfg.Seed, f.Checker, f.Kind, f.Verdict, f.Message)
 			}
 		}
@@ -111,9 +112,9 @@ func TestSyntheticInjected(t *testing.T) {
 				cfg.Seed, s.Loss.Lost, exp.Lost, s.Ordering.SamePartition, exp.Reorders,
 				s.Ordering.ProducerDuplicates, exp.ProducerDups, s.Duplicates.Count, exp.Duplicates)
 		}
-		want := Valid
+		want := summary.Valid
 		if exp.Lost > 0 || exp.Reorders > 0 || exp.ProducerDups > 0 {
-			want = Invalid
+			want = summary.Invalid
 		}
 		if s.Verdict != want {
 			t.Errorf("seed %d: verdict %s, want %s: %v", cfg.Seed, s.Verdict, want, s.VerdictReasons)

@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"math"
+
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 // timeline counts processing and acknowledgements in fixed-width bins
@@ -25,7 +27,7 @@ type timeline struct {
 	// included), for telling a backlog from the steady state's in-flight
 	// records.
 	peak  []int64
-	marks []Mark
+	marks []summary.Mark
 	// A baseline never reaches back before the steady phase began (or,
 	// without phase events, the first processing).
 	steadyT, firstProcT int64
@@ -102,11 +104,11 @@ func (tl *timeline) acked(t int64, lag int64) {
 
 func (tl *timeline) mark(t int64, label, kind string) {
 	tl.bin(t)
-	tl.marks = append(tl.marks, Mark{T: t, Label: label, Kind: kind})
+	tl.marks = append(tl.marks, summary.Mark{T: t, Label: label, Kind: kind})
 }
 
-func (tl *timeline) result() Timeline {
-	return Timeline{
+func (tl *timeline) result() summary.Timeline {
+	return summary.Timeline{
 		StartT:    tl.t0,
 		BinMs:     float64(tl.w) / 1e6,
 		Processed: append([]int64{}, tl.proc...),

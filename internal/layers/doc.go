@@ -6,7 +6,8 @@
 //	3  internal/runner (the chaos driver), report, internal/kafkatest
 //	2  internal/check, internal/cluster, internal/member, internal/loadgen, internal/cli,
 //	   internal/sweep
-//	1  workloads, assign, internal/kafkaconf, internal/launcher, internal/probe
+//	1  workloads, assign, internal/kafkaconf, internal/launcher, internal/probe,
+//	   internal/summary
 //	0  internal/vocab, internal/history, internal/runfolder, internal/pace,
 //	   internal/partitioner, internal/keygen, internal/version, internal/procutil,
 //	   internal/testcert, internal/schema, internal/kafkarelease, internal/clip,

@@ -19,6 +19,7 @@ var layer = map[string]int{
 	"internal/layers": 0, "internal/stamp": 0,
 
 	"workloads": 1, "assign": 1, "internal/kafkaconf": 1, "internal/launcher": 1, "internal/probe": 1,
+	"internal/summary": 1,
 
 	"internal/check": 2, "internal/check/synth": 2, "internal/cluster": 2, "internal/member": 2,
 	"internal/loadgen": 2, "internal/cli": 2, "internal/sweep": 2,
@@ -34,7 +35,7 @@ var layer = map[string]int{
 var pure = []string{
 	"internal/vocab", "internal/history", "internal/runfolder", "internal/pace",
 	"internal/partitioner", "internal/keygen", "internal/schema", "internal/clip", "internal/stamp", "workloads", "assign",
-	"internal/check", "internal/check/synth", "report", "internal/sweep",
+	"internal/check", "internal/check/synth", "report", "internal/sweep", "internal/summary",
 }
 
 // reaches reports whether an imported package (module packages relative)

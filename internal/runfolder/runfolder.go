@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 )
 
@@ -236,12 +238,12 @@ func ReadFile(path string, max int64) ([]byte, error) {
 // ReadCell reads dir/cell.json.
 func ReadCell(dir string) (Cell, error) {
 	var c Cell
-	b, err := ReadFile(filepath.Join(dir, "cell.json"), MaxRecordSize)
+	b, err := ReadFile(filepath.Join(dir, CellFile), MaxRecordSize)
 	if err != nil {
 		return c, err
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("%s: %w", filepath.Join(dir, "cell.json"), err)
+		return c, fmt.Errorf("%s: %w", filepath.Join(dir, CellFile), err)
 	}
 	return c, nil
 }
@@ -257,6 +259,36 @@ func ReadRun(dir string) (Run, error) {
 		return r, fmt.Errorf("%s: %w", filepath.Join(dir, "run.json"), err)
 	}
 	return r, nil
+}
+
+// CellFile is the record that makes a folder a cell folder.
+const CellFile = "cell.json"
+
+// FindCells returns every cell folder (a folder with cell.json) under
+// root, root included, sorted by path. Cells sit at <run>/<cell>/ or, for
+// repeated runs, deeper (<run>/<cell>/iter-<k>/): wherever cell.json is.
+func FindCells(root string) ([]string, error) {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "history" || d.Name() == "logs") && path != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == CellFile {
+			dirs = append(dirs, filepath.Dir(path))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("%s: no cell folders (a folder with %s) found", root, CellFile)
+	}
+	sort.Strings(dirs)
+	return dirs, nil
 }
 
 // HistoryDir returns a cell's history folder.

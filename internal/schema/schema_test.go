@@ -14,25 +14,26 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
 var update = flag.Bool("update", false, "rewrite the published schemas under docs/schema")
 
-// summarySchema is docs/schema/summary.schema.json, from check.Summary and
+// summarySchema is docs/schema/summary.schema.json, from summary.Summary and
 // the documentation of its fields.
 func summarySchema(t *testing.T) []byte {
 	t.Helper()
-	docs, err := Docs(filepath.Join("..", "check"))
+	docs, err := Docs(filepath.Join("..", "summary"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Generate(reflect.TypeFor[check.Summary](), Options{
+	s := Generate(reflect.TypeFor[summary.Summary](), Options{
 		ID:    "summary.schema.json",
 		Title: "chaosbench summary.json",
 		Description: "What the checkers found in one cell's history (chaos analyze), schema version " +
-			jsonNumber(check.SchemaVersion) + ". Field by field in docs/summary.md; generated from the Go type check.Summary (go test ./internal/schema -update).",
+			jsonNumber(summary.SchemaVersion) + ". Field by field in docs/summary.md; generated from the Go type summary.Summary (go test ./internal/schema -update).",
 		Docs:     docs,
-		Enums:    map[string][]string{"Verdict": {string(check.Valid), string(check.Unknown), string(check.Invalid)}},
+		Enums:    map[string][]string{"Verdict": {string(summary.Valid), string(summary.Unknown), string(summary.Invalid)}},
 		Required: []string{"schema_version"},
 	})
 	b, err := s.Marshal()
@@ -59,7 +60,7 @@ func TestSummarySchemaIsCurrent(t *testing.T) {
 		t.Fatalf("%v (go test ./internal/schema -update writes it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what check.Summary gives: run go test ./internal/schema -update and review the diff", summaryPath)
+		t.Errorf("%s is not what summary.Summary gives: run go test ./internal/schema -update and review the diff", summaryPath)
 	}
 }
 

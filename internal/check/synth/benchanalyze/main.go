@@ -204,7 +204,7 @@ func sampleHeap() (stop func() uint64) {
 
 // measure does the work of one mode over the cell and returns how many
 // events it went through, and the summary of an analysis.
-func measure(mode, cell string) (int64, *check.Summary, error) {
+func measure(mode, cell string) (int64, *check.Analysis, error) {
 	var n int64
 	switch mode {
 	case "decode":
