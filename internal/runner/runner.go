@@ -15,17 +15,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
-	"github.com/chaosbench/chaosbench/internal/version"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -348,60 +345,6 @@ func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
 		return err
 	}
 	return runfolder.WriteJSON(filepath.Join(dir, "run.json"), run)
-}
-
-// machine describes this host.
-func machine() runfolder.Machine {
-	host, _ := os.Hostname()
-	m := runfolder.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), CPUModel: cpuModel()}
-	var si syscall.Sysinfo_t
-	if syscall.Sysinfo(&si) == nil {
-		m.MemBytes = uint64(si.Totalram) * uint64(si.Unit)
-	}
-	var un syscall.Utsname
-	if syscall.Uname(&un) == nil {
-		m.Kernel = utsString(un.Release[:])
-	}
-	return m
-}
-
-// cpuModel returns the processor's name from /proc/cpuinfo ("model name",
-// or "Processor"/"CPU part" lines on some ARM kernels), "" if there is
-// none.
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(k) {
-		case "model name", "Processor", "cpu model":
-			if v = strings.Join(strings.Fields(v), " "); v != "" {
-				return v
-			}
-		}
-	}
-	return ""
-}
-
-func utsString(b []int8) string {
-	out := make([]byte, 0, len(b))
-	for _, c := range b {
-		if c == 0 {
-			break
-		}
-		out = append(out, byte(c))
-	}
-	return string(out)
-}
-
-func versions(kafka string) runfolder.Versions {
-	return runfolder.Versions{Kafka: kafka, Librdkafka: version.Librdkafka(), FranzGo: version.FranzGo(),
-		Go: version.Go(), Chaosbench: version.Chaosbench()}
 }
 
 // clearLine returns what erases the live progress line on a terminal.
