@@ -57,13 +57,6 @@ type cellRun struct {
 	lastProgress time.Time // when progress last printed a line (not live)
 }
 
-func (c *cellRun) logf(format string, args ...any) {
-	fmt.Fprintf(c.opts.Out, "%s[%s] %s\n", c.clearLine(), c.cell.Name, fmt.Sprintf(format, args...))
-}
-
-// clearLine returns what erases the live progress line on a terminal.
-func (c *cellRun) clearLine() string { return c.opts.clearLine() }
-
 // run runs the cell. The cell's folder holds a partial record from the
 // start; it is marked complete only at the end.
 func (c *cellRun) run(ctx context.Context) (err error) {
@@ -552,35 +545,4 @@ func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 		case <-time.After(time.Second):
 		}
 	}
-}
-
-// progress prints the progress line: redrawn every second on a terminal,
-// a line of its own every progressEvery elsewhere.
-// lag, when not nil, is the group's lag just sampled by the caller.
-func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string, lag *int64) {
-	elapsed := time.Since(t0).Round(time.Second)
-	if !c.opts.live {
-		if !c.lastProgress.IsZero() && time.Since(c.lastProgress) < progressEvery-progressEvery/20 {
-			return
-		}
-		c.lastProgress = time.Now()
-	}
-	lagStr := "?"
-	if lag != nil {
-		lagStr = strconv.FormatInt(*lag, 10)
-	} else if n, _, err := (lagSampler{adm: c.adm, topic: c.topic, group: c.group}).lag(ctx); err == nil {
-		lagStr = strconv.FormatInt(n, 10)
-	}
-	st := c.prod.Stats()
-	c.mu.Lock()
-	next := c.nextStep
-	c.mu.Unlock()
-	alive := len(c.fleet.alive())
-	end := ""
-	if !c.opts.live {
-		end = "\n"
-	}
-	fmt.Fprintf(c.opts.Out, "%s%s  %s %5s  %7.0f rec/s  acked %d  err %d  p99 %s  lag %s  members %d/%d  %s%s",
-		c.clearLine(), c.cell.Name, phase, elapsed, st.Rate, st.Acked, st.Errors, st.P99.Round(time.Millisecond),
-		lagStr, alive, len(c.fleet.names()), next, end)
 }

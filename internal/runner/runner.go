@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
@@ -62,10 +61,6 @@ type Options struct {
 	// progressEvery.
 	live bool
 }
-
-// progressEvery is how often the progress line is printed when Out is not
-// a terminal.
-const progressEvery = 10 * time.Second
 
 // Plan is plan.json: the cells and the chaos schedule, computed before the
 // run and identical for every cell.
@@ -345,35 +340,6 @@ func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
 		return err
 	}
 	return runfolder.WriteJSON(filepath.Join(dir, "run.json"), run)
-}
-
-// clearLine returns what erases the live progress line on a terminal.
-func (o *Options) clearLine() string {
-	if o.live {
-		return "\r\033[K"
-	}
-	return ""
-}
-
-// isTerminal reports whether w is a character device, such as a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func mustJSON(v any) string {
