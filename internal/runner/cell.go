@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -160,49 +159,7 @@ func (c *cellRun) prepare() error {
 			return err
 		}
 	}
-	c.record = runfolder.Cell{
-		SchemaVersion: runfolder.SchemaVersion, Cell: c.cell.Name, Strategy: c.cell.Strategy,
-		CommitPolicy: c.cell.CommitPolicy, Client: c.cell.Client, Iteration: c.iter,
-		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
-		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: spec.Consumer.Processing.String(),
-		Producer: producerSettings(spec.Producer), ClientProperties: c.cluster.Props().Redacted(),
-		Cluster: c.clusterRecord(), Versions: versions(c.info.KafkaVersion), Machine: machine(),
-	}
-	c.record.Begin(time.Now())
-	if c.cell.Client == vocab.ClientJava {
-		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
-	}
-	return c.saveRecord()
-}
-
-// clusterRecord is the cluster as cell.json records it: a node's log
-// inside the run folder is named relative to the run folder (results are
-// copied between machines, and a path of the machine that ran them says
-// nothing there).
-func (c *cellRun) clusterRecord() runfolder.ClusterInfo {
-	info := c.info
-	run := c.runDir
-	info.Nodes = slices.Clone(info.Nodes)
-	for i, n := range info.Nodes {
-		if rel, err := filepath.Rel(run, n.Log); err == nil && filepath.IsAbs(n.Log) && !strings.HasPrefix(rel, "..") {
-			info.Nodes[i].Log = rel
-		}
-	}
-	return info
-}
-
-// closeRecord saves the record at the cell's end: complete when *errp is
-// nil, else partial with the reason (the interruption, when ctx ended). A
-// failure to save becomes the cell's error.
-func (c *cellRun) closeRecord(ctx context.Context, errp *error) {
-	err := *errp
-	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("interrupted: %w", context.Cause(ctx))
-	}
-	c.record.Finish(time.Now(), err)
-	if serr := c.saveRecord(); serr != nil && err == nil {
-		*errp = serr
-	}
+	return c.beginRecord()
 }
 
 // applyGroupTimings sets a consumer-protocol group's session timeout and
@@ -289,62 +246,9 @@ func (c *cellRun) stop(t0 time.Time, drained bool) error {
 	return nil
 }
 
-func (c *cellRun) saveRecord() error {
-	return runfolder.WriteJSON(filepath.Join(c.dir, "cell.json"), c.record)
-}
-
 func (c *cellRun) phase(p string) {
 	if err := c.hist.Append(&history.Event{Kind: history.Phase, Phase: p}); err == nil {
 		_ = c.hist.Flush()
-	}
-}
-
-// consumerSettings are the effective member settings, by Kafka name.
-func (c *cellRun) consumerSettings() map[string]string {
-	cs := c.opts.Spec.Consumer
-	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
-	out := map[string]string{
-		"max.poll.interval.ms":    ms(cs.MaxPollInterval),
-		"max.poll.records":        strconv.Itoa(cs.MaxPollRecords),
-		"auto.commit.interval.ms": ms(cs.AutoCommitInterval),
-	}
-	if vocab.IsConsumerProtocol(c.cell.Strategy) {
-		out["group.protocol"] = "consumer"
-		st, _ := vocab.LookupStrategy(c.cell.Strategy)
-		out["group.remote.assignor"] = st.Assignor
-		out["group.consumer.session.timeout.ms"] = ms(cs.SessionTimeout)
-		out["group.consumer.heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
-	} else {
-		out["group.protocol"] = "classic"
-		out["partition.assignment.strategy"] = c.cell.Strategy
-		out["session.timeout.ms"] = ms(cs.SessionTimeout)
-		out["heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
-	}
-	if cs.StaticMembership {
-		out["group.instance.id"] = "<member name>"
-	}
-	for k, v := range kafkaconf.Props(cs.Properties).Redacted() {
-		out[k] = v
-	}
-	return out
-}
-
-// producerSettings are the producer's settings, by Kafka name.
-func producerSettings(p workloads.Producer) map[string]string {
-	rate := "unlimited"
-	if p.Rate > 0 {
-		rate = strconv.FormatFloat(p.Rate, 'f', -1, 64)
-	}
-	return map[string]string{
-		"client":                                p.Client,
-		"partitioner":                           p.Partitioner,
-		"rate":                                  rate,
-		"acks":                                  p.Acks,
-		"enable.idempotence":                    strconv.FormatBool(p.Idempotence),
-		"max.in.flight.requests.per.connection": strconv.Itoa(p.MaxInFlight),
-		"linger.ms":                             strconv.FormatInt(p.Linger.Milliseconds(), 10),
-		"batch.size":                            strconv.Itoa(p.BatchSize),
-		"compression.type":                      p.Compression,
 	}
 }
 
