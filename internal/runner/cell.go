@@ -8,14 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
@@ -163,12 +160,26 @@ func (c *cellRun) prepare() error {
 }
 
 // applyGroupTimings sets a consumer-protocol group's session timeout and
-// heartbeat interval and records what the coordinator will really apply.
+// heartbeat interval as group configs (KIP-848), so that they equal the
+// classic members' on any cluster whose bounds allow it (on a local
+// cluster the broker defaults already say the same), and records what the
+// coordinator will really apply. Neither request failing fails the cell:
+// the broker's defaults apply, and what could not be read back is
+// recorded as the workload says.
 func (c *cellRun) applyGroupTimings(ctx context.Context) {
-	c.setGroupTimings(ctx)
-	for k, v := range c.groupTimings(ctx) {
-		c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
+	cs := c.opts.Spec.Consumer
+	setCtx, cancelSet := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelSet()
+	if err := cluster.SetGroupTimings(setCtx, c.kcl, c.group, cs.SessionTimeout, cs.HeartbeatInterval); err != nil {
+		c.logf("group configs of %s: %v (the broker defaults apply)", c.group, err)
 	}
+	readCtx, cancelRead := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelRead()
+	applied, err := cluster.GroupTimings(readCtx, c.kcl, c.group)
+	if err != nil {
+		c.logf("describe group configs of %s: %v", c.group, err)
+	}
+	c.recordGroupTimings(applied)
 }
 
 // startGroup starts the members and waits until they own every partition
@@ -289,76 +300,6 @@ func (c *cellRun) deleteTopic() {
 	}
 }
 
-// setGroupTimings sets the consumer-protocol group's session timeout and
-// heartbeat interval as group configs (KIP-848), so that they equal the
-// classic members' on any cluster whose bounds allow it. On a local
-// cluster the broker defaults already say the same.
-func (c *cellRun) setGroupTimings(ctx context.Context) {
-	cs := c.opts.Spec.Consumer
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = c.group
-	for name, d := range map[string]time.Duration{
-		"consumer.session.timeout.ms":    cs.SessionTimeout,
-		"consumer.heartbeat.interval.ms": cs.HeartbeatInterval,
-	} {
-		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		cfg.Name = name
-		cfg.Op = kmsg.IncrementalAlterConfigOpSet
-		cfg.Value = kmsg.StringPtr(strconv.FormatInt(d.Milliseconds(), 10))
-		res.Configs = append(res.Configs, cfg)
-	}
-	req.Resources = append(req.Resources, res)
-	resp, err := req.RequestWith(ctx, c.kcl)
-	if err == nil {
-		for _, r := range resp.Resources {
-			if e := kerr.ErrorForCode(r.ErrorCode); e != nil {
-				err = fmt.Errorf("%w: %s", e, derefString(r.ErrorMessage))
-			}
-		}
-	}
-	if err != nil {
-		c.logf("group configs of %s: %v (the broker defaults apply)", c.group, err)
-	}
-}
-
-// groupTimings reads back the group's effective session timeout and
-// heartbeat interval (group config, else the broker's default).
-func (c *cellRun) groupTimings(ctx context.Context) map[string]string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrDescribeConfigsRequest()
-	res := kmsg.NewDescribeConfigsRequestResource()
-	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = c.group
-	res.ConfigNames = []string{"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms"}
-	req.Resources = append(req.Resources, res)
-	resp, err := req.RequestWith(ctx, c.kcl)
-	out := map[string]string{}
-	if err != nil {
-		c.logf("describe group configs of %s: %v", c.group, err)
-		return out
-	}
-	for _, r := range resp.Resources {
-		for _, cfg := range r.Configs {
-			if cfg.Value != nil {
-				out[cfg.Name] = *cfg.Value
-			}
-		}
-	}
-	return out
-}
-
-func derefString(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // waitFormed waits until the group's members own every partition between
 // them and, when there are more members than partitions, until the broker
 // has every member in the group's settled generation.
@@ -419,12 +360,11 @@ func (c *cellRun) currentPartitions() int {
 func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 	spec := c.opts.Spec
 	deadline := time.Now().Add(spec.Chaos.DrainTimeout)
-	s := lagSampler{adm: c.adm, topic: c.topic, group: c.group}
 	// Policies that commit before processing (auto stores on hand-out)
 	// reach zero lag up to a batch before the batch is processed.
 	settle := time.Second + time.Duration(spec.Consumer.MaxPollRecords)*spec.Consumer.Processing.Cost
 	for {
-		lag, _, err := s.lag(ctx)
+		lag, err := c.lag(ctx)
 		if err == nil && lag == 0 {
 			c.logf("drained; settling %s", settle.Round(time.Millisecond))
 			select {

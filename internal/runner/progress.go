@@ -28,7 +28,7 @@ func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string, lag 
 	lagStr := "?"
 	if lag != nil {
 		lagStr = strconv.FormatInt(*lag, 10)
-	} else if n, _, err := (lagSampler{adm: c.adm, topic: c.topic, group: c.group}).lag(ctx); err == nil {
+	} else if n, err := c.lag(ctx); err == nil {
 		lagStr = strconv.FormatInt(n, 10)
 	}
 	st := c.prod.Stats()
