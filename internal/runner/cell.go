@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,8 +15,6 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
-	"github.com/chaosbench/chaosbench/internal/kafkaconf"
-	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -159,6 +156,25 @@ func (c *cellRun) prepare() error {
 	return c.beginRecord()
 }
 
+// createTopic creates the cell's topic, of the workload's partitions and
+// replication, within a minute (partition leaders elected).
+func (c *cellRun) createTopic(ctx context.Context) error {
+	t := c.opts.Spec.Topic
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	return cluster.CreateTopic(ctx, c.adm, c.topic, int32(t.Partitions), int16(t.Replication), nil)
+}
+
+// deleteTopic deletes the cell's topic at the cell's end, even when the
+// run was interrupted (its own context): a failure is only logged.
+func (c *cellRun) deleteTopic() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.adm.DeleteTopics(ctx, c.topic); err != nil {
+		c.logf("delete topic %s: %v", c.topic, err)
+	}
+}
+
 // applyGroupTimings sets a consumer-protocol group's session timeout and
 // heartbeat interval as group configs (KIP-848), so that they equal the
 // classic members' on any cluster whose bounds allow it (on a local
@@ -198,6 +214,46 @@ func (c *cellRun) startGroup(ctx context.Context) error {
 	}
 	c.logf("group formed in %s", time.Since(formed).Round(time.Millisecond))
 	return nil
+}
+
+// waitFormed waits until the group's members own every partition between
+// them and, when there are more members than partitions, until the broker
+// has every member in the group's settled generation.
+func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		alive := c.fleet.alive()
+		o, err := readOwnership(c.histDir, alive, c.incOf)
+		if err != nil {
+			return err
+		}
+		joined := ""
+		if o.formed(c.currentPartitions(), alive) {
+			if len(alive) <= c.currentPartitions() {
+				return nil
+			}
+			ok, why, err := groupJoined(ctx, c.adm, c.group, vocab.IsConsumerProtocol(c.cell.Strategy), len(alive))
+			if ok {
+				return nil
+			}
+			joined = "; " + why
+			if err != nil {
+				joined = "; the broker could not describe the group: " + err.Error()
+			}
+		}
+		if len(alive) == 0 {
+			return errors.New("every member exited before the group formed: see the logs folder")
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("group %s did not form within %s: %d of %d partitions owned by %v%s",
+				c.group, timeout, len(o.owner), c.currentPartitions(), o.counts, joined)
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // traffic runs the producer and, beside it, the chaos steps (t0 being
@@ -242,118 +298,6 @@ traffic:
 	return nil
 }
 
-// stop ends a drained (or timed-out) cell: every member closed gracefully,
-// and the chaos steps that failed make the cell fail.
-func (c *cellRun) stop(t0 time.Time, drained bool) error {
-	c.phase("done")
-	c.fleet.stopAll(30 * time.Second)
-	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])
-	c.mu.Lock()
-	stepErrs := errors.Join(c.stepErrs...)
-	c.mu.Unlock()
-	if stepErrs != nil {
-		return fmt.Errorf("chaos steps failed: %w", stepErrs)
-	}
-	return nil
-}
-
-func (c *cellRun) phase(p string) {
-	if err := c.hist.Append(&history.Event{Kind: history.Phase, Phase: p}); err == nil {
-		_ = c.hist.Flush()
-	}
-}
-
-// memberArgs is the command line of a member incarnation; its secret
-// properties go through the environment (member.Config.Env).
-func (c *cellRun) memberArgs(name string, inc int) []string {
-	cfg := c.memberConfig(name, inc)
-	return append([]string{"member"}, cfg.Args()...)
-}
-
-// memberConfig is the configuration of a member incarnation.
-func (c *cellRun) memberConfig(name string, inc int) member.Config {
-	cfg := member.WorkloadConfig(c.opts.Spec, c.cell)
-	cfg.Name, cfg.Inc, cfg.HistoryDir = name, inc, c.histDir
-	cfg.Bootstrap, cfg.Group, cfg.Topic = c.cluster.Bootstrap(), c.group, c.topic
-	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
-	cfg.Control = true
-	// The cluster's properties, then the workload's over them.
-	props := kafkaconf.Props{}
-	maps.Copy(props, c.cluster.Props())
-	maps.Copy(props, cfg.Props)
-	cfg.Props = props
-	return cfg
-}
-
-func (c *cellRun) createTopic(ctx context.Context) error {
-	t := c.opts.Spec.Topic
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	return cluster.CreateTopic(ctx, c.adm, c.topic, int32(t.Partitions), int16(t.Replication), nil)
-}
-
-func (c *cellRun) deleteTopic() {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := c.adm.DeleteTopics(ctx, c.topic); err != nil {
-		c.logf("delete topic %s: %v", c.topic, err)
-	}
-}
-
-// waitFormed waits until the group's members own every partition between
-// them and, when there are more members than partitions, until the broker
-// has every member in the group's settled generation.
-func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		alive := c.fleet.alive()
-		o, err := readOwnership(c.histDir, alive, c.incOf)
-		if err != nil {
-			return err
-		}
-		joined := ""
-		if o.formed(c.currentPartitions(), alive) {
-			if len(alive) <= c.currentPartitions() {
-				return nil
-			}
-			ok, why, err := groupJoined(ctx, c.adm, c.group, vocab.IsConsumerProtocol(c.cell.Strategy), len(alive))
-			if ok {
-				return nil
-			}
-			joined = "; " + why
-			if err != nil {
-				joined = "; the broker could not describe the group: " + err.Error()
-			}
-		}
-		if len(alive) == 0 {
-			return errors.New("every member exited before the group formed: see the logs folder")
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("group %s did not form within %s: %d of %d partitions owned by %v%s",
-				c.group, timeout, len(o.owner), c.currentPartitions(), o.counts, joined)
-		}
-		select {
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-func (c *cellRun) incOf(name string) int {
-	m, err := c.fleet.get(name)
-	if err != nil {
-		return 0
-	}
-	return m.proc.Inc()
-}
-
-func (c *cellRun) currentPartitions() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.partitions
-}
-
 // drain waits until the group has no lag (every acknowledged record was
 // consumed and committed) or the drain timeout passes. It reports whether
 // the group drained.
@@ -389,4 +333,45 @@ func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// stop ends a drained (or timed-out) cell: every member closed gracefully,
+// and the chaos steps that failed make the cell fail.
+func (c *cellRun) stop(t0 time.Time, drained bool) error {
+	c.phase("done")
+	c.fleet.stopAll(30 * time.Second)
+	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])
+	c.mu.Lock()
+	stepErrs := errors.Join(c.stepErrs...)
+	c.mu.Unlock()
+	if stepErrs != nil {
+		return fmt.Errorf("chaos steps failed: %w", stepErrs)
+	}
+	return nil
+}
+
+// phase records the cell's phase (start, warmup, steady, drain, done) in
+// the driver's history; a failure to record it is not the cell's.
+func (c *cellRun) phase(p string) {
+	if err := c.hist.Append(&history.Event{Kind: history.Phase, Phase: p}); err == nil {
+		_ = c.hist.Flush()
+	}
+}
+
+// incOf is a member's current (or last) incarnation, 0 for a member the
+// fleet does not have: which of its history files to read.
+func (c *cellRun) incOf(name string) int {
+	m, err := c.fleet.get(name)
+	if err != nil {
+		return 0
+	}
+	return m.proc.Inc()
+}
+
+// currentPartitions is the topic's partition count now: an
+// add_partitions step changes it during traffic.
+func (c *cellRun) currentPartitions() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.partitions
 }

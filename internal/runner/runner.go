@@ -9,7 +9,6 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,6 +103,9 @@ func (p Plan) Print(w io.Writer) {
 	}
 }
 
+// describeStep is a step as the plan and the progress line's "next:" show
+// it: the action, then whatever of target, members, duration, interval,
+// partitions and broker the step has.
 func describeStep(s workloads.PlannedStep) string {
 	var b strings.Builder
 	b.WriteString(s.Action)
@@ -326,6 +328,9 @@ func cellFolder(c workloads.Cell, iter, repeat int) string {
 	return filepath.Join(c.Name, fmt.Sprintf("iter-%d", iter))
 }
 
+// saveRunFiles writes what a run folder holds from the start: a copy of
+// the workload file (when the workload came from one), plan.json and
+// run.json, partial until the run ends.
 func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
 	if o.Spec.File != "" {
 		b, err := os.ReadFile(o.Spec.File)
@@ -340,12 +345,4 @@ func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
 		return err
 	}
 	return runfolder.WriteJSON(filepath.Join(dir, "run.json"), run)
-}
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "{}"
-	}
-	return string(b)
 }
