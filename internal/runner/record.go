@@ -68,10 +68,10 @@ func (c *cellRun) closeRecord(ctx context.Context, errp *error) {
 }
 
 // recordGroupTimings records a consumer-protocol group's timings as its
-// coordinator applies them, read back by their group config names
-// (consumer.session.timeout.ms, ...), among the consumer settings under
-// the broker's names for them (group.consumer.session.timeout.ms, ...),
-// over the workload's.
+// coordinator applies them (read back by their group config names,
+// consumer.session.timeout.ms, ...) among the consumer settings, under
+// the names consumerSettings gives them (group.consumer.session.timeout.ms,
+// ...), over the workload's.
 func (c *cellRun) recordGroupTimings(applied map[string]string) {
 	for k, v := range applied {
 		c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
