@@ -4,24 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
-	"github.com/chaosbench/chaosbench/internal/kafkaconf"
-	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -56,13 +49,6 @@ type cellRun struct {
 
 	lastProgress time.Time // when progress last printed a line (not live)
 }
-
-func (c *cellRun) logf(format string, args ...any) {
-	fmt.Fprintf(c.opts.Out, "%s[%s] %s\n", c.clearLine(), c.cell.Name, fmt.Sprintf(format, args...))
-}
-
-// clearLine returns what erases the live progress line on a terminal.
-func (c *cellRun) clearLine() string { return c.opts.clearLine() }
 
 // run runs the cell. The cell's folder holds a partial record from the
 // start; it is marked complete only at the end.
@@ -167,58 +153,49 @@ func (c *cellRun) prepare() error {
 			return err
 		}
 	}
-	c.record = runfolder.Cell{
-		SchemaVersion: runfolder.SchemaVersion, Cell: c.cell.Name, Strategy: c.cell.Strategy,
-		CommitPolicy: c.cell.CommitPolicy, Client: c.cell.Client, Iteration: c.iter,
-		Topic: c.topic, Partitions: spec.Topic.Partitions, Group: c.group, Members: spec.Consumer.Members,
-		Seed: spec.Seed, Consumer: c.consumerSettings(), Processing: spec.Consumer.Processing.String(),
-		Producer: producerSettings(spec.Producer), ClientProperties: c.cluster.Props().Redacted(),
-		Cluster: c.clusterRecord(), Versions: versions(c.info.KafkaVersion), Machine: machine(),
-	}
-	c.record.Begin(time.Now())
-	if c.cell.Client == vocab.ClientJava {
-		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
-	}
-	return c.saveRecord()
+	return c.beginRecord()
 }
 
-// clusterRecord is the cluster as cell.json records it: a node's log
-// inside the run folder is named relative to the run folder (results are
-// copied between machines, and a path of the machine that ran them says
-// nothing there).
-func (c *cellRun) clusterRecord() runfolder.ClusterInfo {
-	info := c.info
-	run := c.runDir
-	info.Nodes = slices.Clone(info.Nodes)
-	for i, n := range info.Nodes {
-		if rel, err := filepath.Rel(run, n.Log); err == nil && filepath.IsAbs(n.Log) && !strings.HasPrefix(rel, "..") {
-			info.Nodes[i].Log = rel
-		}
-	}
-	return info
+// createTopic creates the cell's topic, of the workload's partitions and
+// replication, within a minute (partition leaders elected).
+func (c *cellRun) createTopic(ctx context.Context) error {
+	t := c.opts.Spec.Topic
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	return cluster.CreateTopic(ctx, c.adm, c.topic, int32(t.Partitions), int16(t.Replication), nil)
 }
 
-// closeRecord saves the record at the cell's end: complete when *errp is
-// nil, else partial with the reason (the interruption, when ctx ended). A
-// failure to save becomes the cell's error.
-func (c *cellRun) closeRecord(ctx context.Context, errp *error) {
-	err := *errp
-	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("interrupted: %w", context.Cause(ctx))
-	}
-	c.record.Finish(time.Now(), err)
-	if serr := c.saveRecord(); serr != nil && err == nil {
-		*errp = serr
+// deleteTopic deletes the cell's topic at the cell's end, even when the
+// run was interrupted (its own context): a failure is only logged.
+func (c *cellRun) deleteTopic() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.adm.DeleteTopics(ctx, c.topic); err != nil {
+		c.logf("delete topic %s: %v", c.topic, err)
 	}
 }
 
 // applyGroupTimings sets a consumer-protocol group's session timeout and
-// heartbeat interval and records what the coordinator will really apply.
+// heartbeat interval as group configs (KIP-848), so that they equal the
+// classic members' on any cluster whose bounds allow it (on a local
+// cluster the broker defaults already say the same), and records what the
+// coordinator will really apply. Neither request failing fails the cell:
+// the broker's defaults apply, and what could not be read back is
+// recorded as the workload says.
 func (c *cellRun) applyGroupTimings(ctx context.Context) {
-	c.setGroupTimings(ctx)
-	for k, v := range c.groupTimings(ctx) {
-		c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
+	cs := c.opts.Spec.Consumer
+	setCtx, cancelSet := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelSet()
+	if err := cluster.SetGroupTimings(setCtx, c.kcl, c.group, cs.SessionTimeout, cs.HeartbeatInterval); err != nil {
+		c.logf("group configs of %s: %v (the broker defaults apply)", c.group, err)
 	}
+	readCtx, cancelRead := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelRead()
+	applied, err := cluster.GroupTimings(readCtx, c.kcl, c.group)
+	if err != nil {
+		c.logf("describe group configs of %s: %v", c.group, err)
+	}
+	c.recordGroupTimings(applied)
 }
 
 // startGroup starts the members and waits until they own every partition
@@ -237,6 +214,46 @@ func (c *cellRun) startGroup(ctx context.Context) error {
 	}
 	c.logf("group formed in %s", time.Since(formed).Round(time.Millisecond))
 	return nil
+}
+
+// waitFormed waits until the group's members own every partition between
+// them and, when there are more members than partitions, until the broker
+// has every member in the group's settled generation.
+func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		alive := c.fleet.alive()
+		o, err := readOwnership(c.histDir, alive, c.incOf)
+		if err != nil {
+			return err
+		}
+		joined := ""
+		if o.formed(c.currentPartitions(), alive) {
+			if len(alive) <= c.currentPartitions() {
+				return nil
+			}
+			ok, why, err := groupJoined(ctx, c.adm, c.group, vocab.IsConsumerProtocol(c.cell.Strategy), len(alive))
+			if ok {
+				return nil
+			}
+			joined = "; " + why
+			if err != nil {
+				joined = "; the broker could not describe the group: " + err.Error()
+			}
+		}
+		if len(alive) == 0 {
+			return errors.New("every member exited before the group formed: see the logs folder")
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("group %s did not form within %s: %d of %d partitions owned by %v%s",
+				c.group, timeout, len(o.owner), c.currentPartitions(), o.counts, joined)
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // traffic runs the producer and, beside it, the chaos steps (t0 being
@@ -281,253 +298,17 @@ traffic:
 	return nil
 }
 
-// stop ends a drained (or timed-out) cell: every member closed gracefully,
-// and the chaos steps that failed make the cell fail.
-func (c *cellRun) stop(t0 time.Time, drained bool) error {
-	c.phase("done")
-	c.fleet.stopAll(30 * time.Second)
-	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])
-	c.mu.Lock()
-	stepErrs := errors.Join(c.stepErrs...)
-	c.mu.Unlock()
-	if stepErrs != nil {
-		return fmt.Errorf("chaos steps failed: %w", stepErrs)
-	}
-	return nil
-}
-
-func (c *cellRun) saveRecord() error {
-	return runfolder.WriteJSON(filepath.Join(c.dir, "cell.json"), c.record)
-}
-
-func (c *cellRun) phase(p string) {
-	if err := c.hist.Append(&history.Event{Kind: history.Phase, Phase: p}); err == nil {
-		_ = c.hist.Flush()
-	}
-}
-
-// consumerSettings are the effective member settings, by Kafka name.
-func (c *cellRun) consumerSettings() map[string]string {
-	cs := c.opts.Spec.Consumer
-	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
-	out := map[string]string{
-		"max.poll.interval.ms":    ms(cs.MaxPollInterval),
-		"max.poll.records":        strconv.Itoa(cs.MaxPollRecords),
-		"auto.commit.interval.ms": ms(cs.AutoCommitInterval),
-	}
-	if vocab.IsConsumerProtocol(c.cell.Strategy) {
-		out["group.protocol"] = "consumer"
-		st, _ := vocab.LookupStrategy(c.cell.Strategy)
-		out["group.remote.assignor"] = st.Assignor
-		out["group.consumer.session.timeout.ms"] = ms(cs.SessionTimeout)
-		out["group.consumer.heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
-	} else {
-		out["group.protocol"] = "classic"
-		out["partition.assignment.strategy"] = c.cell.Strategy
-		out["session.timeout.ms"] = ms(cs.SessionTimeout)
-		out["heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
-	}
-	if cs.StaticMembership {
-		out["group.instance.id"] = "<member name>"
-	}
-	for k, v := range kafkaconf.Props(cs.Properties).Redacted() {
-		out[k] = v
-	}
-	return out
-}
-
-// producerSettings are the producer's settings, by Kafka name.
-func producerSettings(p workloads.Producer) map[string]string {
-	rate := "unlimited"
-	if p.Rate > 0 {
-		rate = strconv.FormatFloat(p.Rate, 'f', -1, 64)
-	}
-	return map[string]string{
-		"client":                                p.Client,
-		"partitioner":                           p.Partitioner,
-		"rate":                                  rate,
-		"acks":                                  p.Acks,
-		"enable.idempotence":                    strconv.FormatBool(p.Idempotence),
-		"max.in.flight.requests.per.connection": strconv.Itoa(p.MaxInFlight),
-		"linger.ms":                             strconv.FormatInt(p.Linger.Milliseconds(), 10),
-		"batch.size":                            strconv.Itoa(p.BatchSize),
-		"compression.type":                      p.Compression,
-	}
-}
-
-// memberArgs is the command line of a member incarnation; its secret
-// properties go through the environment (member.Config.Env).
-func (c *cellRun) memberArgs(name string, inc int) []string {
-	cfg := c.memberConfig(name, inc)
-	return append([]string{"member"}, cfg.Args()...)
-}
-
-// memberConfig is the configuration of a member incarnation.
-func (c *cellRun) memberConfig(name string, inc int) member.Config {
-	cfg := member.WorkloadConfig(c.opts.Spec, c.cell)
-	cfg.Name, cfg.Inc, cfg.HistoryDir = name, inc, c.histDir
-	cfg.Bootstrap, cfg.Group, cfg.Topic = c.cluster.Bootstrap(), c.group, c.topic
-	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
-	cfg.Control = true
-	// The cluster's properties, then the workload's over them.
-	props := kafkaconf.Props{}
-	maps.Copy(props, c.cluster.Props())
-	maps.Copy(props, cfg.Props)
-	cfg.Props = props
-	return cfg
-}
-
-func (c *cellRun) createTopic(ctx context.Context) error {
-	t := c.opts.Spec.Topic
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	return cluster.CreateTopic(ctx, c.adm, c.topic, int32(t.Partitions), int16(t.Replication), nil)
-}
-
-func (c *cellRun) deleteTopic() {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := c.adm.DeleteTopics(ctx, c.topic); err != nil {
-		c.logf("delete topic %s: %v", c.topic, err)
-	}
-}
-
-// setGroupTimings sets the consumer-protocol group's session timeout and
-// heartbeat interval as group configs (KIP-848), so that they equal the
-// classic members' on any cluster whose bounds allow it. On a local
-// cluster the broker defaults already say the same.
-func (c *cellRun) setGroupTimings(ctx context.Context) {
-	cs := c.opts.Spec.Consumer
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = c.group
-	for name, d := range map[string]time.Duration{
-		"consumer.session.timeout.ms":    cs.SessionTimeout,
-		"consumer.heartbeat.interval.ms": cs.HeartbeatInterval,
-	} {
-		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		cfg.Name = name
-		cfg.Op = kmsg.IncrementalAlterConfigOpSet
-		cfg.Value = kmsg.StringPtr(strconv.FormatInt(d.Milliseconds(), 10))
-		res.Configs = append(res.Configs, cfg)
-	}
-	req.Resources = append(req.Resources, res)
-	resp, err := req.RequestWith(ctx, c.kcl)
-	if err == nil {
-		for _, r := range resp.Resources {
-			if e := kerr.ErrorForCode(r.ErrorCode); e != nil {
-				err = fmt.Errorf("%w: %s", e, derefString(r.ErrorMessage))
-			}
-		}
-	}
-	if err != nil {
-		c.logf("group configs of %s: %v (the broker defaults apply)", c.group, err)
-	}
-}
-
-// groupTimings reads back the group's effective session timeout and
-// heartbeat interval (group config, else the broker's default).
-func (c *cellRun) groupTimings(ctx context.Context) map[string]string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrDescribeConfigsRequest()
-	res := kmsg.NewDescribeConfigsRequestResource()
-	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = c.group
-	res.ConfigNames = []string{"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms"}
-	req.Resources = append(req.Resources, res)
-	resp, err := req.RequestWith(ctx, c.kcl)
-	out := map[string]string{}
-	if err != nil {
-		c.logf("describe group configs of %s: %v", c.group, err)
-		return out
-	}
-	for _, r := range resp.Resources {
-		for _, cfg := range r.Configs {
-			if cfg.Value != nil {
-				out[cfg.Name] = *cfg.Value
-			}
-		}
-	}
-	return out
-}
-
-func derefString(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// waitFormed waits until the group's members own every partition between
-// them and, when there are more members than partitions, until the broker
-// has every member in the group's settled generation.
-func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		alive := c.fleet.alive()
-		o, err := readOwnership(c.histDir, alive, c.incOf)
-		if err != nil {
-			return err
-		}
-		joined := ""
-		if o.formed(c.currentPartitions(), alive) {
-			if len(alive) <= c.currentPartitions() {
-				return nil
-			}
-			ok, why, err := groupJoined(ctx, c.adm, c.group, vocab.IsConsumerProtocol(c.cell.Strategy), len(alive))
-			if ok {
-				return nil
-			}
-			joined = "; " + why
-			if err != nil {
-				joined = "; the broker could not describe the group: " + err.Error()
-			}
-		}
-		if len(alive) == 0 {
-			return errors.New("every member exited before the group formed: see the logs folder")
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("group %s did not form within %s: %d of %d partitions owned by %v%s",
-				c.group, timeout, len(o.owner), c.currentPartitions(), o.counts, joined)
-		}
-		select {
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-func (c *cellRun) incOf(name string) int {
-	m, err := c.fleet.get(name)
-	if err != nil {
-		return 0
-	}
-	return m.proc.Inc()
-}
-
-func (c *cellRun) currentPartitions() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.partitions
-}
-
 // drain waits until the group has no lag (every acknowledged record was
 // consumed and committed) or the drain timeout passes. It reports whether
 // the group drained.
 func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 	spec := c.opts.Spec
 	deadline := time.Now().Add(spec.Chaos.DrainTimeout)
-	s := lagSampler{adm: c.adm, topic: c.topic, group: c.group}
 	// Policies that commit before processing (auto stores on hand-out)
 	// reach zero lag up to a batch before the batch is processed.
 	settle := time.Second + time.Duration(spec.Consumer.MaxPollRecords)*spec.Consumer.Processing.Cost
 	for {
-		lag, _, err := s.lag(ctx)
+		lag, err := c.lag(ctx)
 		if err == nil && lag == 0 {
 			c.logf("drained; settling %s", settle.Round(time.Millisecond))
 			select {
@@ -554,33 +335,43 @@ func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 	}
 }
 
-// progress prints the progress line: redrawn every second on a terminal,
-// a line of its own every progressEvery elsewhere.
-// lag, when not nil, is the group's lag just sampled by the caller.
-func (c *cellRun) progress(ctx context.Context, t0 time.Time, phase string, lag *int64) {
-	elapsed := time.Since(t0).Round(time.Second)
-	if !c.opts.live {
-		if !c.lastProgress.IsZero() && time.Since(c.lastProgress) < progressEvery-progressEvery/20 {
-			return
-		}
-		c.lastProgress = time.Now()
-	}
-	lagStr := "?"
-	if lag != nil {
-		lagStr = strconv.FormatInt(*lag, 10)
-	} else if n, _, err := (lagSampler{adm: c.adm, topic: c.topic, group: c.group}).lag(ctx); err == nil {
-		lagStr = strconv.FormatInt(n, 10)
-	}
-	st := c.prod.Stats()
+// stop ends a drained (or timed-out) cell: every member closed gracefully,
+// and the chaos steps that failed make the cell fail.
+func (c *cellRun) stop(t0 time.Time, drained bool) error {
+	c.phase("done")
+	c.fleet.stopAll(30 * time.Second)
+	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])
 	c.mu.Lock()
-	next := c.nextStep
+	stepErrs := errors.Join(c.stepErrs...)
 	c.mu.Unlock()
-	alive := len(c.fleet.alive())
-	end := ""
-	if !c.opts.live {
-		end = "\n"
+	if stepErrs != nil {
+		return fmt.Errorf("chaos steps failed: %w", stepErrs)
 	}
-	fmt.Fprintf(c.opts.Out, "%s%s  %s %5s  %7.0f rec/s  acked %d  err %d  p99 %s  lag %s  members %d/%d  %s%s",
-		c.clearLine(), c.cell.Name, phase, elapsed, st.Rate, st.Acked, st.Errors, st.P99.Round(time.Millisecond),
-		lagStr, alive, len(c.fleet.names()), next, end)
+	return nil
+}
+
+// phase records the cell's phase (start, warmup, steady, drain, done) in
+// the driver's history; a failure to record it is not the cell's.
+func (c *cellRun) phase(p string) {
+	if err := c.hist.Append(&history.Event{Kind: history.Phase, Phase: p}); err == nil {
+		_ = c.hist.Flush()
+	}
+}
+
+// incOf is a member's current (or last) incarnation, 0 for a member the
+// fleet does not have: which of its history files to read.
+func (c *cellRun) incOf(name string) int {
+	m, err := c.fleet.get(name)
+	if err != nil {
+		return 0
+	}
+	return m.proc.Inc()
+}
+
+// currentPartitions is the topic's partition count now: an
+// add_partitions step changes it during traffic.
+func (c *cellRun) currentPartitions() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.partitions
 }

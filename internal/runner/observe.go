@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
 )
 
@@ -102,25 +103,7 @@ func (o ownership) formed(partitions int, alive []string) bool {
 func groupJoined(ctx context.Context, adm *kadm.Client, group string, consumerProtocol bool, n int) (bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	// The two protocols' groups are described by two requests, into two
-	// types; a group the broker does not know reads as neither Stable nor
-	// holding anyone.
-	var state string
-	var members int
-	var err error
-	if consumerProtocol {
-		var gs kadm.DescribedConsumerGroups
-		if gs, err = adm.DescribeConsumerGroups(ctx, group); err == nil {
-			g := gs[group]
-			state, members, err = g.State, len(g.Members), g.Err
-		}
-	} else {
-		var gs kadm.DescribedGroups
-		if gs, err = adm.DescribeGroups(ctx, group); err == nil {
-			g := gs[group]
-			state, members, err = g.State, len(g.Members), g.Err
-		}
-	}
+	state, members, err := cluster.GroupState(ctx, adm, group, consumerProtocol)
 	if err != nil {
 		return false, "", err
 	}
@@ -128,40 +111,10 @@ func groupJoined(ctx context.Context, adm *kadm.Client, group string, consumerPr
 		fmt.Sprintf("the broker's group is %s with %d of %d members", state, members, n), nil
 }
 
-// lagSampler measures the group's lag: log end offsets minus committed
-// offsets, over every partition of the topic.
-type lagSampler struct {
-	adm   *kadm.Client
-	topic string
-	group string
-}
-
-// lag returns the total lag and the log end offsets' sum.
-func (s lagSampler) lag(ctx context.Context) (lag, end int64, err error) {
+// lag is the group's lag on the cell's topic, asked with a bound of 3 s:
+// the drain and the progress line ask again every second.
+func (c *cellRun) lag(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	ends, err := s.adm.ListEndOffsets(ctx, s.topic)
-	if err != nil {
-		return 0, 0, err
-	}
-	committed, err := s.adm.FetchOffsets(ctx, s.group)
-	if err != nil && !strings.Contains(err.Error(), "GROUP_ID_NOT_FOUND") {
-		return 0, 0, err
-	}
-	var total, sum int64
-	ends.Each(func(lo kadm.ListedOffset) {
-		if lo.Err != nil {
-			return
-		}
-		sum += lo.Offset
-		c, ok := committed.Lookup(s.topic, lo.Partition)
-		at := int64(0)
-		if ok && c.Err == nil && c.At >= 0 {
-			at = c.At
-		}
-		if lo.Offset > at {
-			total += lo.Offset - at
-		}
-	})
-	return total, sum, nil
+	return cluster.GroupLag(ctx, c.adm, c.group, c.topic)
 }

@@ -9,23 +9,18 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
-	"github.com/chaosbench/chaosbench/internal/version"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -65,10 +60,6 @@ type Options struct {
 	// progressEvery.
 	live bool
 }
-
-// progressEvery is how often the progress line is printed when Out is not
-// a terminal.
-const progressEvery = 10 * time.Second
 
 // Plan is plan.json: the cells and the chaos schedule, computed before the
 // run and identical for every cell.
@@ -112,6 +103,9 @@ func (p Plan) Print(w io.Writer) {
 	}
 }
 
+// describeStep is a step as the plan and the progress line's "next:" show
+// it: the action, then whatever of target, members, duration, interval,
+// partitions and broker the step has.
 func describeStep(s workloads.PlannedStep) string {
 	var b strings.Builder
 	b.WriteString(s.Action)
@@ -334,6 +328,9 @@ func cellFolder(c workloads.Cell, iter, repeat int) string {
 	return filepath.Join(c.Name, fmt.Sprintf("iter-%d", iter))
 }
 
+// saveRunFiles writes what a run folder holds from the start: a copy of
+// the workload file (when the workload came from one), plan.json and
+// run.json, partial until the run ends.
 func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
 	if o.Spec.File != "" {
 		b, err := os.ReadFile(o.Spec.File)
@@ -348,95 +345,4 @@ func saveRunFiles(dir string, o *Options, plan Plan, run *runfolder.Run) error {
 		return err
 	}
 	return runfolder.WriteJSON(filepath.Join(dir, "run.json"), run)
-}
-
-// machine describes this host.
-func machine() runfolder.Machine {
-	host, _ := os.Hostname()
-	m := runfolder.Machine{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), CPUModel: cpuModel()}
-	var si syscall.Sysinfo_t
-	if syscall.Sysinfo(&si) == nil {
-		m.MemBytes = uint64(si.Totalram) * uint64(si.Unit)
-	}
-	var un syscall.Utsname
-	if syscall.Uname(&un) == nil {
-		m.Kernel = utsString(un.Release[:])
-	}
-	return m
-}
-
-// cpuModel returns the processor's name from /proc/cpuinfo ("model name",
-// or "Processor"/"CPU part" lines on some ARM kernels), "" if there is
-// none.
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(k) {
-		case "model name", "Processor", "cpu model":
-			if v = strings.Join(strings.Fields(v), " "); v != "" {
-				return v
-			}
-		}
-	}
-	return ""
-}
-
-func utsString(b []int8) string {
-	out := make([]byte, 0, len(b))
-	for _, c := range b {
-		if c == 0 {
-			break
-		}
-		out = append(out, byte(c))
-	}
-	return string(out)
-}
-
-func versions(kafka string) runfolder.Versions {
-	return runfolder.Versions{Kafka: kafka, Librdkafka: version.Librdkafka(), FranzGo: version.FranzGo(),
-		Go: version.Go(), Chaosbench: version.Chaosbench()}
-}
-
-// clearLine returns what erases the live progress line on a terminal.
-func (o *Options) clearLine() string {
-	if o.live {
-		return "\r\033[K"
-	}
-	return ""
-}
-
-// isTerminal reports whether w is a character device, such as a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "{}"
-	}
-	return string(b)
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -317,4 +318,14 @@ func (c *cellRun) restart(ctx context.Context, s workloads.PlannedStep, name str
 		return
 	}
 	c.onTarget(s, vocab.ActionRestart, name, params, func() error { return c.fleet.start(ctx, name) })
+}
+
+// mustJSON is a chaos event's params as JSON: params are maps of numbers,
+// strings and booleans, which always marshal; "{}" should one not.
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
 }

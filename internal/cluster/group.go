@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"context"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+// GroupState describes a group as its coordinator holds it: its state
+// ("Stable" once every member has its assignment, whichever the protocol)
+// and how many members it has. The two protocols' groups are described by
+// two requests (DescribeGroups for a classic group, ConsumerGroupDescribe
+// for a consumer-protocol one, as consumerProtocol says), into two types;
+// GroupState reads both in one shape. A group the broker does not know,
+// or asked of the other protocol's request, is the broker's error
+// (GROUP_ID_NOT_FOUND).
+func GroupState(ctx context.Context, adm *kadm.Client, group string, consumerProtocol bool) (state string, members int, err error) {
+	if consumerProtocol {
+		gs, err := adm.DescribeConsumerGroups(ctx, group)
+		if err != nil {
+			return "", 0, err
+		}
+		g := gs[group]
+		if g.Err != nil {
+			return "", 0, g.Err
+		}
+		return g.State, len(g.Members), nil
+	}
+	gs, err := adm.DescribeGroups(ctx, group)
+	if err != nil {
+		return "", 0, err
+	}
+	g := gs[group]
+	if g.Err != nil {
+		return "", 0, g.Err
+	}
+	return g.State, len(g.Members), nil
+}
+
+// GroupLag is a group's lag on topic: over every partition, the log end
+// offset minus the group's committed offset. A partition the group has
+// committed nothing on lags by its whole log, and so does every partition
+// of a group the broker does not know (no offsets, or GROUP_ID_NOT_FOUND);
+// a partition whose end offset the broker could not list counts for
+// nothing.
+func GroupLag(ctx context.Context, adm *kadm.Client, group, topic string) (int64, error) {
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return 0, err
+	}
+	committed, err := adm.FetchOffsets(ctx, group)
+	if err != nil && !strings.Contains(err.Error(), "GROUP_ID_NOT_FOUND") {
+		return 0, err
+	}
+	var lag int64
+	ends.Each(func(lo kadm.ListedOffset) {
+		if lo.Err != nil {
+			return
+		}
+		c, ok := committed.Lookup(topic, lo.Partition)
+		at := int64(0)
+		if ok && c.Err == nil && c.At >= 0 {
+			at = c.At
+		}
+		if lo.Offset > at {
+			lag += lo.Offset - at
+		}
+	})
+	return lag, nil
+}

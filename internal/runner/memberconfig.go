@@ -1,0 +1,34 @@
+package runner
+
+import (
+	"maps"
+
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/member"
+)
+
+// memberArgs is the command line of a member incarnation; its secret
+// properties go through the environment (member.Config.Env).
+func (c *cellRun) memberArgs(name string, inc int) []string {
+	cfg := c.memberConfig(name, inc)
+	return append([]string{"member"}, cfg.Args()...)
+}
+
+// memberConfig is the configuration of a member incarnation: the
+// workload's member settings for the cell, the cell's group and topic, a
+// processing seed drawn from the member's name (the same in every cell
+// and incarnation, so that cells compare like for like), and the
+// cluster's client properties under the workload's.
+func (c *cellRun) memberConfig(name string, inc int) member.Config {
+	cfg := member.WorkloadConfig(c.opts.Spec, c.cell)
+	cfg.Name, cfg.Inc, cfg.HistoryDir = name, inc, c.histDir
+	cfg.Bootstrap, cfg.Group, cfg.Topic = c.cluster.Bootstrap(), c.group, c.topic
+	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
+	cfg.Control = true
+	// The cluster's properties, then the workload's over them.
+	props := kafkaconf.Props{}
+	maps.Copy(props, c.cluster.Props())
+	maps.Copy(props, cfg.Props)
+	cfg.Props = props
+	return cfg
+}
