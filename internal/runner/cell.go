@@ -306,31 +306,16 @@ func (c *cellRun) phase(p string) {
 	}
 }
 
-// consumerSettings are the effective member settings, by Kafka name.
+// consumerSettings are the effective member settings, by Kafka name: a
+// member's consumer settings (member.Config.ConsumerSettings), the
+// client's and the group's, and the workload's client properties with
+// their secrets masked. A static member's group.instance.id is its own
+// name, recorded as "<member name>".
 func (c *cellRun) consumerSettings() map[string]string {
-	cs := c.opts.Spec.Consumer
-	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
-	out := map[string]string{
-		"max.poll.interval.ms":    ms(cs.MaxPollInterval),
-		"max.poll.records":        strconv.Itoa(cs.MaxPollRecords),
-		"auto.commit.interval.ms": ms(cs.AutoCommitInterval),
-	}
-	if vocab.IsConsumerProtocol(c.cell.Strategy) {
-		out["group.protocol"] = "consumer"
-		st, _ := vocab.LookupStrategy(c.cell.Strategy)
-		out["group.remote.assignor"] = st.Assignor
-		out["group.consumer.session.timeout.ms"] = ms(cs.SessionTimeout)
-		out["group.consumer.heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
-	} else {
-		out["group.protocol"] = "classic"
-		out["partition.assignment.strategy"] = c.cell.Strategy
-		out["session.timeout.ms"] = ms(cs.SessionTimeout)
-		out["heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
-	}
-	if cs.StaticMembership {
-		out["group.instance.id"] = "<member name>"
-	}
-	for k, v := range kafkaconf.Props(cs.Properties).Redacted() {
+	cfg := member.WorkloadConfig(c.opts.Spec, c.cell)
+	cfg.Name = "<member name>"
+	out := cfg.ConsumerSettings().Map()
+	for k, v := range cfg.Props.Redacted() {
 		out[k] = v
 	}
 	return out
@@ -397,21 +382,18 @@ func (c *cellRun) deleteTopic() {
 // classic members' on any cluster whose bounds allow it. On a local
 // cluster the broker defaults already say the same.
 func (c *cellRun) setGroupTimings(ctx context.Context) {
-	cs := c.opts.Spec.Consumer
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()
 	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
 	res.ResourceName = c.group
-	for name, d := range map[string]time.Duration{
-		"consumer.session.timeout.ms":    cs.SessionTimeout,
-		"consumer.heartbeat.interval.ms": cs.HeartbeatInterval,
-	} {
+	// The group's consumer settings, by their group-config names.
+	for _, s := range member.WorkloadConfig(c.opts.Spec, c.cell).ConsumerSettings().In(vocab.InGroup) {
 		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		cfg.Name = name
+		cfg.Name = s.GroupConfig()
 		cfg.Op = kmsg.IncrementalAlterConfigOpSet
-		cfg.Value = kmsg.StringPtr(strconv.FormatInt(d.Milliseconds(), 10))
+		cfg.Value = kmsg.StringPtr(s.Value)
 		res.Configs = append(res.Configs, cfg)
 	}
 	req.Resources = append(req.Resources, res)
@@ -437,7 +419,9 @@ func (c *cellRun) groupTimings(ctx context.Context) map[string]string {
 	res := kmsg.NewDescribeConfigsRequestResource()
 	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
 	res.ResourceName = c.group
-	res.ConfigNames = []string{"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms"}
+	for _, s := range member.WorkloadConfig(c.opts.Spec, c.cell).ConsumerSettings().In(vocab.InGroup) {
+		res.ConfigNames = append(res.ConfigNames, s.GroupConfig())
+	}
 	req.Resources = append(req.Resources, res)
 	resp, err := req.RequestWith(ctx, c.kcl)
 	out := map[string]string{}
