@@ -16,36 +16,31 @@ import (
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
-// confluentConfig returns the librdkafka configuration of a member.
+// confluentConfig returns the librdkafka configuration of a member: where
+// it connects and who it is, the commit policy's auto-commit, then its
+// consumer settings (Config.ConsumerSettings) as they are, librdkafka
+// taking Kafka's names, then the -X properties. The group's settings
+// (the consumer protocol's timings) are not the client's: librdkafka
+// refuses session.timeout.ms, heartbeat.interval.ms and
+// partition.assignment.strategy with group.protocol=consumer, and the
+// settings do not give them then.
 func confluentConfig(cfg *Config) kafka.ConfigMap {
-	ms := func(d interface{ Milliseconds() int64 }) int { return int(d.Milliseconds()) }
 	conf := kafka.ConfigMap{
-		"bootstrap.servers":       cfg.Bootstrap,
-		"group.id":                cfg.Group,
-		"client.id":               fmt.Sprintf("%s.%d", cfg.Name, cfg.Inc),
-		"auto.offset.reset":       "earliest",
-		"enable.partition.eof":    false,
-		"max.poll.interval.ms":    ms(cfg.MaxPollInterval),
-		"enable.auto.commit":      cfg.autoCommit(),
-		"auto.commit.interval.ms": ms(cfg.AutoCommitInterval),
+		"bootstrap.servers":    cfg.Bootstrap,
+		"group.id":             cfg.Group,
+		"client.id":            fmt.Sprintf("%s.%d", cfg.Name, cfg.Inc),
+		"auto.offset.reset":    "earliest",
+		"enable.partition.eof": false,
+		"enable.auto.commit":   cfg.autoCommit(),
 		// auto: the library stores each offset when it hands the record
 		// over (its default); auto-after-process stores after processing.
 		"enable.auto.offset.store": cfg.Policy == vocab.PolicyAuto,
 	}
-	if vocab.IsConsumerProtocol(cfg.Strategy) {
-		// KIP-848: the broker assigns and owns the session timings;
-		// librdkafka refuses session.timeout.ms, heartbeat.interval.ms and
-		// partition.assignment.strategy with this protocol.
-		conf["group.protocol"] = "consumer"
-		st, _ := vocab.LookupStrategy(cfg.Strategy)
-		conf["group.remote.assignor"] = st.Assignor
-	} else {
-		conf["partition.assignment.strategy"] = cfg.Strategy
-		conf["session.timeout.ms"] = ms(cfg.SessionTimeout)
-		conf["heartbeat.interval.ms"] = ms(cfg.HeartbeatInterval)
-	}
-	if cfg.Static {
-		conf["group.instance.id"] = cfg.Name
+	for _, s := range cfg.ConsumerSettings().In(vocab.InClient) {
+		if s.Name == vocab.SettingMaxPollRecords {
+			continue // librdkafka has none: pollBatch gathers batches of it
+		}
+		conf[s.Name] = s.Value
 	}
 	for k, v := range cfg.Props {
 		conf[k] = v
