@@ -98,6 +98,8 @@ type confluentMember struct {
 	asyncBusy bool
 }
 
+// runConfluent runs the member's poll loop (runLoop) on a librdkafka
+// consumer.
 func runConfluent(ctx context.Context, s *state) error {
 	conf := confluentConfig(s.cfg)
 	c, err := kafka.NewConsumer(&conf)
@@ -109,44 +111,13 @@ func runConfluent(ctx context.Context, s *state) error {
 		c.Close()
 		return fmt.Errorf("subscribe %s: %w", s.cfg.Topic, err)
 	}
-	var batch []record
-	var runErr error
-	for ctx.Err() == nil {
-		batch, runErr = m.pollBatch(batch[:0])
-		if runErr != nil {
-			break
-		}
-		batch = s.filterOwned(batch)
-		if len(batch) == 0 {
-			continue
-		}
-		if s.cfg.Policy == vocab.PolicyCommitFirst {
-			m.commitSync(batchOffsets(batch))
-		}
-		if err := s.process(ctx, batch); err != nil {
-			runErr = err
-			break
-		}
-		if err := m.afterBatch(); err != nil {
-			runErr = err
-			break
-		}
-	}
-	s.stopping()
-	m.finalCommit()
-	// Close leaves the group; librdkafka runs the rebalance callback for
-	// the revocation (recorded there) and, with auto-commit, commits the
-	// stored offsets.
-	if err := c.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("close: %w", err)
-	}
-	return runErr
+	return runLoop(ctx, s, m)
 }
 
 // pollBatch gathers up to MaxPollRecords records: it waits up to 100 ms for
 // the first, then takes what is already fetched. Rebalance callbacks run
-// inside Poll; the caller drops records of partitions revoked meanwhile.
-func (m *confluentMember) pollBatch(batch []record) ([]record, error) {
+// inside Poll; the loop drops records of partitions revoked meanwhile.
+func (m *confluentMember) pollBatch(_ context.Context, batch []record) ([]record, error) {
 	timeout := 100
 	for len(batch) < m.cfg.MaxPollRecords {
 		ev := m.c.Poll(timeout)
@@ -176,6 +147,18 @@ func (m *confluentMember) pollBatch(batch []record) ([]record, error) {
 	}
 	return batch, nil
 }
+
+// commitBatch commits a batch before it is processed (commit-before-process).
+func (m *confluentMember) commitBatch(_ context.Context, offs map[int32]int64) { m.commitSync(offs) }
+
+// allowRebalance has nothing to do: librdkafka runs rebalance callbacks
+// inside Poll (and Close), never while a batch is processed.
+func (m *confluentMember) allowRebalance() {}
+
+// close leaves the group; librdkafka runs the rebalance callback for the
+// revocation (recorded there) and, with auto-commit, commits the stored
+// offsets.
+func (m *confluentMember) close() error { return m.c.Close() }
 
 // rebalance is the rebalance callback; it runs inside Poll (and Close).
 func (m *confluentMember) rebalance(c *kafka.Consumer, ev kafka.Event) error {
@@ -244,7 +227,7 @@ func (m *confluentMember) toTPs(offs map[int32]int64) []kafka.TopicPartition {
 
 // afterBatch commits (or stores) what the batch processed, as the policy
 // says. The history was flushed by process.
-func (m *confluentMember) afterBatch() error {
+func (m *confluentMember) afterBatch(context.Context) {
 	switch m.cfg.Policy {
 	case vocab.PolicyAutoAfterProcess:
 		m.storeOffsets(m.takeUncommitted(nil))
@@ -255,7 +238,6 @@ func (m *confluentMember) afterBatch() error {
 	case vocab.PolicyCommitFirst:
 		m.takeUncommitted(nil) // committed before processing
 	}
-	return nil
 }
 
 // finalCommit is the policy's commit on a graceful close.

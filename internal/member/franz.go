@@ -167,8 +167,8 @@ type franzMember struct {
 	cl *kgo.Client
 }
 
+// runFranz runs the member's poll loop (runLoop) on a franz-go client.
 func runFranz(ctx context.Context, s *state) error {
-	cfg := s.cfg
 	m := &franzMember{state: s}
 	opts, err := m.clientOpts()
 	if err != nil {
@@ -178,33 +178,7 @@ func runFranz(ctx context.Context, s *state) error {
 	if err != nil {
 		return fmt.Errorf("franz-go client: %w", err)
 	}
-
-	var runErr error
-	var batch []record
-	for ctx.Err() == nil {
-		var closed bool
-		if batch, closed = m.pollBatch(ctx, batch[:0]); closed {
-			break
-		}
-		batch = s.filterOwned(batch)
-		if len(batch) > 0 {
-			if cfg.Policy == vocab.PolicyCommitFirst {
-				m.commit(ctx, batchOffsets(batch), true)
-			}
-			if err := s.process(ctx, batch); err != nil {
-				runErr = err
-				m.cl.AllowRebalance()
-				break
-			}
-			m.afterBatch(ctx)
-		}
-		m.cl.AllowRebalance()
-	}
-	s.stopping()
-	m.finalCommit()
-	// Leaving the group runs onRevoked one last time (recorded there).
-	m.cl.CloseAllowingRebalance()
-	return runErr
+	return runLoop(ctx, s, m)
 }
 
 // clientOpts are the member's client options: franzGroupOpts, with the
@@ -269,12 +243,13 @@ func franzGroupOpts(cfg *Config) ([]kgo.Opt, error) {
 }
 
 // pollBatch polls up to max.poll.records records and appends them to
-// batch; closed reports that the client was closed. Fetch errors are
-// logged (a cancelled poll's are not).
-func (m *franzMember) pollBatch(ctx context.Context, batch []record) (_ []record, closed bool) {
+// batch (errClientClosed: the client was closed). Fetch errors are logged
+// (a cancelled poll's are not). With BlockRebalanceOnPoll, a rebalance
+// waits from here until allowRebalance.
+func (m *franzMember) pollBatch(ctx context.Context, batch []record) ([]record, error) {
 	fs := m.cl.PollRecords(ctx, m.cfg.MaxPollRecords)
 	if fs.IsClientClosed() {
-		return batch, true
+		return batch, errClientClosed
 	}
 	fs.EachError(func(t string, p int32, err error) {
 		if !errors.Is(err, context.Canceled) {
@@ -286,7 +261,24 @@ func (m *franzMember) pollBatch(ctx context.Context, batch []record) (_ []record
 		rec.setStamp(r.Value, &m.producers)
 		batch = append(batch, rec)
 	})
-	return batch, false
+	return batch, nil
+}
+
+// commitBatch commits a batch before it is processed (commit-before-process).
+func (m *franzMember) commitBatch(ctx context.Context, offs map[int32]int64) {
+	m.commit(ctx, offs, true)
+}
+
+// allowRebalance lets a rebalance held since the poll go on: the batch
+// was processed and committed, as in the Java client, where revocation
+// happens inside poll().
+func (m *franzMember) allowRebalance() { m.cl.AllowRebalance() }
+
+// close leaves the group, which runs onRevoked one last time (recorded
+// there).
+func (m *franzMember) close() error {
+	m.cl.CloseAllowingRebalance()
+	return nil
 }
 
 func (m *franzMember) groupMeta() (string, int32) {
