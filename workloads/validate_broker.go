@@ -26,11 +26,9 @@ func (v *validator) broker() {
 	}
 	c := v.s.Consumer
 	classic, consumer := v.s.protocols()
-	if consumer {
-		for _, k := range []string{"group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms"} {
-			if _, ok := b.Config[k]; ok {
-				v.errf("broker.config."+k, "set from consumer.session_timeout and consumer.heartbeat_interval for the consumer-* strategies: set those instead")
-			}
+	for _, gs := range v.s.groupSettings() {
+		if _, ok := b.Config[gs.Name]; ok {
+			v.errf("broker.config."+gs.Name, "set from consumer.session_timeout and consumer.heartbeat_interval for the consumer-* strategies: set those instead")
 		}
 	}
 	// A bound broker.config sets must admit the consumer's timing; one it
@@ -95,6 +93,27 @@ func (gb groupBound) outside(d time.Duration, n int) bool {
 	return gb.min && ms < n || !gb.min && ms > n
 }
 
+// groupSettings are the consumer settings the workload's consumer-protocol
+// groups hold on the broker (vocab.InGroup: the session timeout and the
+// heartbeat interval, as group.consumer.*), none when it runs classic
+// groups only.
+func (s *Spec) groupSettings() vocab.Settings {
+	for _, st := range s.Strategies {
+		if vocab.IsConsumerProtocol(st) {
+			c := s.Consumer
+			return vocab.ConsumerConfig{
+				Strategy:           st,
+				SessionTimeout:     c.SessionTimeout,
+				HeartbeatInterval:  c.HeartbeatInterval,
+				MaxPollInterval:    c.MaxPollInterval,
+				AutoCommitInterval: c.AutoCommitInterval,
+				MaxPollRecords:     c.MaxPollRecords,
+			}.Settings().In(vocab.InGroup)
+		}
+	}
+	return nil
+}
+
 // protocols reports whether the workload runs classic groups, consumer
 // protocol groups, or both.
 func (s *Spec) protocols() (classic, consumer bool) {
@@ -124,9 +143,8 @@ func (s *Spec) BrokerSettings() map[string]string {
 	}
 	c := s.Consumer
 	classic, consumer := s.protocols()
-	if consumer {
-		out["group.consumer.session.timeout.ms"] = strconv.Itoa(int(c.SessionTimeout / time.Millisecond))
-		out["group.consumer.heartbeat.interval.ms"] = strconv.Itoa(int(c.HeartbeatInterval / time.Millisecond))
+	for _, gs := range s.groupSettings() {
+		out[gs.Name] = gs.Value
 	}
 	for _, gb := range groupBounds {
 		if _, given := out[gb.key]; given || !gb.applies(classic, consumer) {

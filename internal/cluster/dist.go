@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/kafkarelease"
@@ -160,7 +159,8 @@ func tail(s string, lines int) string {
 }
 
 // JavaCommand returns the java binary to use ($JAVA_HOME/bin/java, else java
-// on PATH) after checking that it is Java 17 or newer, which Kafka 4 needs.
+// on PATH) after checking that it is Java kafkarelease.MinJava or newer,
+// which Kafka 4 needs.
 func JavaCommand() (string, error) {
 	java := "java"
 	if h := os.Getenv("JAVA_HOME"); h != "" {
@@ -168,37 +168,18 @@ func JavaCommand() (string, error) {
 	}
 	path, err := exec.LookPath(java)
 	if err != nil {
-		return "", fmt.Errorf("the local Kafka provider needs Java 17+: %w", err)
+		return "", fmt.Errorf("the local Kafka provider needs Java %d+: %w", kafkarelease.MinJava, err)
 	}
 	out, err := exec.Command(path, "-version").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s -version: %w", path, err)
 	}
-	major, err := javaMajor(string(out))
+	major, err := kafkarelease.JavaMajor(string(out))
 	if err != nil {
 		return "", fmt.Errorf("%s -version: %w", path, err)
 	}
-	if major < 17 {
-		return "", fmt.Errorf("%s is Java %d; Kafka %s needs Java 17 or newer (set JAVA_HOME)", path, major, KafkaVersion)
+	if major < kafkarelease.MinJava {
+		return "", fmt.Errorf("%s is Java %d; Kafka %s needs Java %d or newer (set JAVA_HOME)", path, major, KafkaVersion, kafkarelease.MinJava)
 	}
 	return path, nil
-}
-
-var javaVersionRE = regexp.MustCompile(`version "(\d+)(?:\.(\d+))?`)
-
-func javaMajor(versionOutput string) (int, error) {
-	m := javaVersionRE.FindStringSubmatch(versionOutput)
-	if m == nil {
-		return 0, fmt.Errorf("no version in %q", firstLine(versionOutput))
-	}
-	major, _ := strconv.Atoi(m[1])
-	if major == 1 && m[2] != "" { // "1.8.0_292"
-		major, _ = strconv.Atoi(m[2])
-	}
-	return major, nil
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }

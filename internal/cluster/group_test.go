@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"encoding/base64"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -29,16 +30,30 @@ func groupClients(t *testing.T, c cluster.Cluster) (*kgo.Client, *kadm.Client) {
 	return cl, kadm.NewClient(cl)
 }
 
-// wantTimings checks what GroupTimings reads back of group.
+// The group configs (KIP-848) of a consumer-protocol group's timings.
+const (
+	groupSessionTimeout    = "consumer.session.timeout.ms"
+	groupHeartbeatInterval = "consumer.heartbeat.interval.ms"
+)
+
+// setTimings sets a group's timings as group configs.
+func setTimings(ctx context.Context, cl *kgo.Client, group string, session, heartbeat time.Duration) error {
+	return cluster.SetGroupConfigs(ctx, cl, group, map[string]string{
+		groupSessionTimeout:    strconv.FormatInt(session.Milliseconds(), 10),
+		groupHeartbeatInterval: strconv.FormatInt(heartbeat.Milliseconds(), 10),
+	})
+}
+
+// wantTimings checks what GroupConfigs reads back of group's timings.
 func wantTimings(ctx context.Context, t *testing.T, cl *kgo.Client, group, session, heartbeat string) {
 	t.Helper()
-	got, err := cluster.GroupTimings(ctx, cl, group)
+	got, err := cluster.GroupConfigs(ctx, cl, group, []string{groupSessionTimeout, groupHeartbeatInterval})
 	if err != nil {
-		t.Fatalf("GroupTimings: %v", err)
+		t.Fatalf("GroupConfigs: %v", err)
 	}
-	if got[cluster.GroupSessionTimeout] != session || got[cluster.GroupHeartbeatInterval] != heartbeat || len(got) != 2 {
-		t.Errorf("GroupTimings = %v, want %s %s and %s %s", got,
-			cluster.GroupSessionTimeout, session, cluster.GroupHeartbeatInterval, heartbeat)
+	if got[groupSessionTimeout] != session || got[groupHeartbeatInterval] != heartbeat || len(got) != 2 {
+		t.Errorf("GroupConfigs = %v, want %s %s and %s %s", got,
+			groupSessionTimeout, session, groupHeartbeatInterval, heartbeat)
 	}
 }
 
@@ -105,8 +120,8 @@ func TestGroupTimings(t *testing.T) {
 	wantTimings(ctx, t, cl, group, kafkatest.TestSettings["group.consumer.session.timeout.ms"],
 		kafkatest.TestSettings["group.consumer.heartbeat.interval.ms"])
 
-	if err := cluster.SetGroupTimings(ctx, cl, group, 8*time.Second, time.Second); err != nil {
-		t.Fatalf("SetGroupTimings before the group exists: %v", err)
+	if err := setTimings(ctx, cl, group, 8*time.Second, time.Second); err != nil {
+		t.Fatalf("SetGroupConfigs before the group exists: %v", err)
 	}
 	wantTimings(ctx, t, cl, group, "8000", "1000")
 	m, interval := joinConsumerGroup(ctx, t, cl, group, topic)
@@ -115,8 +130,8 @@ func TestGroupTimings(t *testing.T) {
 		t.Errorf("a joining member is told to heartbeat every %d ms, want the group's 1000", interval)
 	}
 
-	if err := cluster.SetGroupTimings(ctx, cl, group, 7*time.Second, 700*time.Millisecond); err != nil {
-		t.Fatalf("SetGroupTimings with a member in the group: %v", err)
+	if err := setTimings(ctx, cl, group, 7*time.Second, 700*time.Millisecond); err != nil {
+		t.Fatalf("SetGroupConfigs with a member in the group: %v", err)
 	}
 	wantTimings(ctx, t, cl, group, "7000", "700")
 	if interval := m.heartbeat(ctx, t); interval != 700 {
@@ -125,9 +140,9 @@ func TestGroupTimings(t *testing.T) {
 
 	// Below group.consumer.min.session.timeout.ms: refused as a whole (the
 	// heartbeat interval, within bounds, is not applied either).
-	err := cluster.SetGroupTimings(ctx, cl, group, 2*time.Second, 2*time.Second)
+	err := setTimings(ctx, cl, group, 2*time.Second, 2*time.Second)
 	if !errors.Is(err, kerr.InvalidConfig) {
-		t.Errorf("SetGroupTimings with a session timeout below the broker's minimum (%s ms): err %v, want INVALID_CONFIG",
+		t.Errorf("SetGroupConfigs with a session timeout below the broker's minimum (%s ms): err %v, want INVALID_CONFIG",
 			kafkatest.TestSettings["group.consumer.min.session.timeout.ms"], err)
 	}
 	wantTimings(ctx, t, cl, group, "7000", "700")

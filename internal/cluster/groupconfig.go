@@ -3,46 +3,37 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"time"
+	"maps"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// The group configs (KIP-848) of a consumer-protocol group's timings. The
-// broker holds them per group; a group without its own takes the
-// broker's group.consumer.session.timeout.ms and
-// group.consumer.heartbeat.interval.ms.
-const (
-	GroupSessionTimeout    = "consumer.session.timeout.ms"
-	GroupHeartbeatInterval = "consumer.heartbeat.interval.ms"
-)
-
-// SetGroupTimings sets a consumer-protocol group's session timeout and
-// heartbeat interval as group configs (IncrementalAlterConfigs of the
-// GROUP resource), in whole milliseconds. The group need not exist yet:
-// its members are told the heartbeat interval from their first
-// heartbeat, and a member already in the group from its next one. The
-// broker refuses a value outside its group.consumer.min.* and
-// group.consumer.max.* bounds, or a session timeout not above the
-// heartbeat interval, and then keeps what the group had; the error is the
-// broker's (INVALID_CONFIG) with its message. A classic group's timings
-// are its members' own: these configs do not apply to it.
-func SetGroupTimings(ctx context.Context, cl *kgo.Client, group string, session, heartbeat time.Duration) error {
+// SetGroupConfigs sets a group's configs (KIP-848: a consumer-protocol
+// group's session timeout and heartbeat interval, by their group config
+// names such as consumer.session.timeout.ms) with IncrementalAlterConfigs
+// of the GROUP resource. The group need not exist yet: its members are
+// told the heartbeat interval from their first heartbeat, and a member
+// already in the group from its next one. The broker refuses a value
+// outside its group.consumer.min.* and group.consumer.max.* bounds, or a
+// session timeout not above the heartbeat interval, and then keeps what
+// the group had; the error is the broker's (INVALID_CONFIG) with its
+// message. A classic group's timings are its members' own: these configs
+// do not apply to it. Which configs a group gets is the member's contract
+// (vocab.ConsumerConfig.Settings, those held in the group), not this
+// package's.
+func SetGroupConfigs(ctx context.Context, cl *kgo.Client, group string, configs map[string]string) error {
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()
 	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
 	res.ResourceName = group
-	for _, c := range []struct {
-		name string
-		d    time.Duration
-	}{{GroupSessionTimeout, session}, {GroupHeartbeatInterval, heartbeat}} {
+	for _, name := range slices.Sorted(maps.Keys(configs)) {
 		cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		cfg.Name = c.name
+		cfg.Name = name
 		cfg.Op = kmsg.IncrementalAlterConfigOpSet
-		cfg.Value = kmsg.StringPtr(strconv.FormatInt(c.d.Milliseconds(), 10))
+		cfg.Value = kmsg.StringPtr(configs[name])
 		res.Configs = append(res.Configs, cfg)
 	}
 	req.Resources = append(req.Resources, res)
@@ -58,20 +49,18 @@ func SetGroupTimings(ctx context.Context, cl *kgo.Client, group string, session,
 	return err
 }
 
-// GroupTimings reads back a group's effective session timeout and
-// heartbeat interval (DescribeConfigs of the GROUP resource), by group
-// config name (GroupSessionTimeout, GroupHeartbeatInterval): the group's
-// own config where it has one, else the broker's default, which is what
-// the coordinator applies to the group's members. A config the broker
-// does not report is absent; the resource's own error code is not read,
-// so a group the broker cannot describe reads as no configs, not as an
-// error.
-func GroupTimings(ctx context.Context, cl *kgo.Client, group string) (map[string]string, error) {
+// GroupConfigs reads back a group's effective configs of those names
+// (DescribeConfigs of the GROUP resource): the group's own config where
+// it has one, else the broker's default, which is what the coordinator
+// applies to the group's members. A config the broker does not report is
+// absent; the resource's own error code is not read, so a group the
+// broker cannot describe reads as no configs, not as an error.
+func GroupConfigs(ctx context.Context, cl *kgo.Client, group string, names []string) (map[string]string, error) {
 	req := kmsg.NewPtrDescribeConfigsRequest()
 	res := kmsg.NewDescribeConfigsRequestResource()
 	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
 	res.ResourceName = group
-	res.ConfigNames = []string{GroupSessionTimeout, GroupHeartbeatInterval}
+	res.ConfigNames = names
 	req.Resources = append(req.Resources, res)
 	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {

@@ -9,22 +9,6 @@ import (
 	"time"
 )
 
-func TestJavaMajor(t *testing.T) {
-	for out, want := range map[string]int{
-		`openjdk version "17.0.15" 2025-04-15`: 17,
-		`openjdk version "25" 2025-09-16`:      25,
-		`java version "1.8.0_292"`:             8,
-	} {
-		got, err := javaMajor(out)
-		if err != nil || got != want {
-			t.Errorf("javaMajor(%q) = %d, %v; want %d", out, got, err, want)
-		}
-	}
-	if _, err := javaMajor("no version here"); err == nil {
-		t.Error("javaMajor accepted output without a version")
-	}
-}
-
 func TestClusterIDIsAKafkaUUID(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		id, err := newClusterID()

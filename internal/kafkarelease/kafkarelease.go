@@ -1,7 +1,8 @@
-// Package kafkarelease pins the Apache Kafka release chaosbench runs and
-// says where what it fetches for it is cached. It is a leaf, so that the
-// cluster providers (the broker) and the members (the java client,
-// kafka-clients at the broker's version) take both from one place.
+// Package kafkarelease pins the Apache Kafka release chaosbench runs, says
+// where what it fetches for it is cached, and which Java runs it. It is a
+// leaf, so that the cluster providers (the broker) and the members (the
+// java client, kafka-clients at the broker's version) take all three from
+// one place.
 package kafkarelease
 
 import (

@@ -368,6 +368,29 @@ func checkClient(client, strategy string, static bool, props kafkaconf.Props, wi
 	return err
 }
 
+// ConsumerSettings are the member's consumer settings by Kafka name, each
+// with where it goes: the client's own configuration, or the group's,
+// held by the broker (vocab.ConsumerConfig.Settings states which, per
+// protocol). They are c's as it is: validate gives a Config built in code
+// its defaults. Every client's configuration is made from them
+// (confluentConfig, franzSettingOpts; the java member's is held to them
+// by its contract test), the cell record records them, and the driver
+// sets the group's on each consumer-protocol group.
+func (c Config) ConsumerSettings() vocab.Settings {
+	cc := vocab.ConsumerConfig{
+		Strategy:           c.Strategy,
+		SessionTimeout:     c.SessionTimeout,
+		HeartbeatInterval:  c.HeartbeatInterval,
+		MaxPollInterval:    c.MaxPollInterval,
+		AutoCommitInterval: c.AutoCommitInterval,
+		MaxPollRecords:     c.MaxPollRecords,
+	}
+	if c.Static {
+		cc.InstanceID = c.Name
+	}
+	return cc.Settings()
+}
+
 // autoCommit reports whether the policy lets the client commit by itself.
 func (c *Config) autoCommit() bool {
 	p, _ := vocab.LookupPolicy(c.Policy)

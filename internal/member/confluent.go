@@ -16,36 +16,31 @@ import (
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
-// confluentConfig returns the librdkafka configuration of a member.
+// confluentConfig returns the librdkafka configuration of a member: where
+// it connects and who it is, the commit policy's auto-commit, then its
+// consumer settings (Config.ConsumerSettings) as they are, librdkafka
+// taking Kafka's names, then the -X properties. The group's settings
+// (the consumer protocol's timings) are not the client's: librdkafka
+// refuses session.timeout.ms, heartbeat.interval.ms and
+// partition.assignment.strategy with group.protocol=consumer, and the
+// settings do not give them then.
 func confluentConfig(cfg *Config) kafka.ConfigMap {
-	ms := func(d interface{ Milliseconds() int64 }) int { return int(d.Milliseconds()) }
 	conf := kafka.ConfigMap{
-		"bootstrap.servers":       cfg.Bootstrap,
-		"group.id":                cfg.Group,
-		"client.id":               fmt.Sprintf("%s.%d", cfg.Name, cfg.Inc),
-		"auto.offset.reset":       "earliest",
-		"enable.partition.eof":    false,
-		"max.poll.interval.ms":    ms(cfg.MaxPollInterval),
-		"enable.auto.commit":      cfg.autoCommit(),
-		"auto.commit.interval.ms": ms(cfg.AutoCommitInterval),
+		"bootstrap.servers":    cfg.Bootstrap,
+		"group.id":             cfg.Group,
+		"client.id":            fmt.Sprintf("%s.%d", cfg.Name, cfg.Inc),
+		"auto.offset.reset":    "earliest",
+		"enable.partition.eof": false,
+		"enable.auto.commit":   cfg.autoCommit(),
 		// auto: the library stores each offset when it hands the record
 		// over (its default); auto-after-process stores after processing.
 		"enable.auto.offset.store": cfg.Policy == vocab.PolicyAuto,
 	}
-	if vocab.IsConsumerProtocol(cfg.Strategy) {
-		// KIP-848: the broker assigns and owns the session timings;
-		// librdkafka refuses session.timeout.ms, heartbeat.interval.ms and
-		// partition.assignment.strategy with this protocol.
-		conf["group.protocol"] = "consumer"
-		st, _ := vocab.LookupStrategy(cfg.Strategy)
-		conf["group.remote.assignor"] = st.Assignor
-	} else {
-		conf["partition.assignment.strategy"] = cfg.Strategy
-		conf["session.timeout.ms"] = ms(cfg.SessionTimeout)
-		conf["heartbeat.interval.ms"] = ms(cfg.HeartbeatInterval)
-	}
-	if cfg.Static {
-		conf["group.instance.id"] = cfg.Name
+	for _, s := range cfg.ConsumerSettings().In(vocab.InClient) {
+		if s.Name == vocab.SettingMaxPollRecords {
+			continue // librdkafka has none: pollBatch gathers batches of it
+		}
+		conf[s.Name] = s.Value
 	}
 	for k, v := range cfg.Props {
 		conf[k] = v
@@ -103,6 +98,8 @@ type confluentMember struct {
 	asyncBusy bool
 }
 
+// runConfluent runs the member's poll loop (runLoop) on a librdkafka
+// consumer.
 func runConfluent(ctx context.Context, s *state) error {
 	conf := confluentConfig(s.cfg)
 	c, err := kafka.NewConsumer(&conf)
@@ -114,44 +111,13 @@ func runConfluent(ctx context.Context, s *state) error {
 		c.Close()
 		return fmt.Errorf("subscribe %s: %w", s.cfg.Topic, err)
 	}
-	var batch []record
-	var runErr error
-	for ctx.Err() == nil {
-		batch, runErr = m.pollBatch(batch[:0])
-		if runErr != nil {
-			break
-		}
-		batch = s.filterOwned(batch)
-		if len(batch) == 0 {
-			continue
-		}
-		if s.cfg.Policy == vocab.PolicyCommitFirst {
-			m.commitSync(batchOffsets(batch))
-		}
-		if err := s.process(ctx, batch); err != nil {
-			runErr = err
-			break
-		}
-		if err := m.afterBatch(); err != nil {
-			runErr = err
-			break
-		}
-	}
-	s.stopping()
-	m.finalCommit()
-	// Close leaves the group; librdkafka runs the rebalance callback for
-	// the revocation (recorded there) and, with auto-commit, commits the
-	// stored offsets.
-	if err := c.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("close: %w", err)
-	}
-	return runErr
+	return runLoop(ctx, s, m)
 }
 
 // pollBatch gathers up to MaxPollRecords records: it waits up to 100 ms for
 // the first, then takes what is already fetched. Rebalance callbacks run
-// inside Poll; the caller drops records of partitions revoked meanwhile.
-func (m *confluentMember) pollBatch(batch []record) ([]record, error) {
+// inside Poll; the loop drops records of partitions revoked meanwhile.
+func (m *confluentMember) pollBatch(_ context.Context, batch []record) ([]record, error) {
 	timeout := 100
 	for len(batch) < m.cfg.MaxPollRecords {
 		ev := m.c.Poll(timeout)
@@ -181,6 +147,18 @@ func (m *confluentMember) pollBatch(batch []record) ([]record, error) {
 	}
 	return batch, nil
 }
+
+// commitBatch commits a batch before it is processed (commit-before-process).
+func (m *confluentMember) commitBatch(_ context.Context, offs map[int32]int64) { m.commitSync(offs) }
+
+// allowRebalance has nothing to do: librdkafka runs rebalance callbacks
+// inside Poll (and Close), never while a batch is processed.
+func (m *confluentMember) allowRebalance() {}
+
+// close leaves the group; librdkafka runs the rebalance callback for the
+// revocation (recorded there) and, with auto-commit, commits the stored
+// offsets.
+func (m *confluentMember) close() error { return m.c.Close() }
 
 // rebalance is the rebalance callback; it runs inside Poll (and Close).
 func (m *confluentMember) rebalance(c *kafka.Consumer, ev kafka.Event) error {
@@ -249,7 +227,7 @@ func (m *confluentMember) toTPs(offs map[int32]int64) []kafka.TopicPartition {
 
 // afterBatch commits (or stores) what the batch processed, as the policy
 // says. The history was flushed by process.
-func (m *confluentMember) afterBatch() error {
+func (m *confluentMember) afterBatch(context.Context) {
 	switch m.cfg.Policy {
 	case vocab.PolicyAutoAfterProcess:
 		m.storeOffsets(m.takeUncommitted(nil))
@@ -260,7 +238,6 @@ func (m *confluentMember) afterBatch() error {
 	case vocab.PolicyCommitFirst:
 		m.takeUncommitted(nil) // committed before processing
 	}
-	return nil
 }
 
 // finalCommit is the policy's commit on a graceful close.

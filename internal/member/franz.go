@@ -17,20 +17,88 @@ import (
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
-// franzBalancer returns the franz-go balancer of a strategy. For the
-// consumer protocol, franz-go maps its range balancer to the broker's range
-// assignor and its sticky balancer to uniform.
-func franzBalancer(strategy string) kgo.GroupBalancer {
-	switch strategy {
-	case vocab.Range, vocab.ConsumerRange:
-		return kgo.RangeBalancer()
-	case vocab.RoundRobin:
-		return kgo.RoundRobinBalancer()
-	case vocab.Sticky, vocab.ConsumerUniform:
-		return kgo.StickyBalancer()
-	default:
-		return kgo.CooperativeStickyBalancer()
+// franzBalancers are franz-go's balancers by the value of
+// partition.assignment.strategy (a classic strategy's name) or of
+// group.remote.assignor (the broker's assignor, under the consumer
+// protocol). franz-go asks the broker for range with its range balancer
+// and for uniform with its sticky one.
+var franzBalancers = map[string]map[string]func() kgo.GroupBalancer{
+	vocab.SettingAssignmentStrategy: {
+		vocab.Range:             kgo.RangeBalancer,
+		vocab.RoundRobin:        kgo.RoundRobinBalancer,
+		vocab.Sticky:            kgo.StickyBalancer,
+		vocab.CooperativeSticky: kgo.CooperativeStickyBalancer,
+	},
+	vocab.SettingRemoteAssignor: {
+		"range":   kgo.RangeBalancer,
+		"uniform": kgo.StickyBalancer,
+	},
+}
+
+// franzSettingOpts maps a member's consumer settings
+// (Config.ConsumerSettings) to franz-go's options. A setting it has no
+// mapping for is an error, never dropped: a setting added to the
+// consumer's would otherwise leave franz-go members without it and
+// nothing said. The group's settings (the consumer protocol's timings)
+// are not the client's and are skipped; autoCommit says whether the
+// commit policy auto-commits, without which auto.commit.interval.ms has
+// nothing to time.
+func franzSettingOpts(ss vocab.Settings, autoCommit bool) ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	for _, s := range ss.In(vocab.InClient) {
+		var opt kgo.Opt
+		var err error
+		switch s.Name {
+		case vocab.SettingGroupProtocol:
+			switch vocab.Protocol(s.Value) {
+			case vocab.Consumer:
+				opt = kgo.ServerSideBalancer()
+			case vocab.Classic: // franz-go's own unless told otherwise
+			default:
+				err = fmt.Errorf("consumer setting %s=%s: franz-go runs classic or consumer", s.Name, s.Value)
+			}
+		case vocab.SettingAssignmentStrategy, vocab.SettingRemoteAssignor:
+			if balancer, ok := franzBalancers[s.Name][s.Value]; ok {
+				opt = kgo.Balancers(balancer())
+			} else {
+				err = fmt.Errorf("consumer setting %s=%s: franz-go has no balancer for it", s.Name, s.Value)
+			}
+		case vocab.SettingSessionTimeout:
+			opt, err = franzDuration(s, kgo.SessionTimeout)
+		case vocab.SettingHeartbeatInterval:
+			opt, err = franzDuration(s, kgo.HeartbeatInterval)
+		case vocab.SettingMaxPollInterval:
+			// franz-go has no max.poll.interval.ms: the nearest is how
+			// long a member may take to rejoin a rebalance.
+			opt, err = franzDuration(s, kgo.RebalanceTimeout)
+		case vocab.SettingAutoCommitInterval:
+			if autoCommit {
+				opt, err = franzDuration(s, kgo.AutoCommitInterval)
+			}
+		case vocab.SettingMaxPollRecords:
+			// Not an option: the argument of PollRecords (pollBatch).
+		case vocab.SettingInstanceID:
+			opt = kgo.InstanceID(s.Value)
+		default:
+			err = fmt.Errorf("consumer setting %s: franz-go members have no mapping for it (franzSettingOpts)", s.Name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if opt != nil {
+			opts = append(opts, opt)
+		}
 	}
+	return opts, nil
+}
+
+// franzDuration is the option o of a timing setting, in milliseconds.
+func franzDuration(s vocab.Setting, o func(time.Duration) kgo.GroupOpt) (kgo.Opt, error) {
+	n, err := strconv.ParseInt(s.Value, 10, 64)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("consumer setting %s=%s: expected milliseconds", s.Name, s.Value)
+	}
+	return o(time.Duration(n) * time.Millisecond), nil
 }
 
 // franzConsumerOpts translates the consumer properties franz-go has an
@@ -99,8 +167,8 @@ type franzMember struct {
 	cl *kgo.Client
 }
 
+// runFranz runs the member's poll loop (runLoop) on a franz-go client.
 func runFranz(ctx context.Context, s *state) error {
-	cfg := s.cfg
 	m := &franzMember{state: s}
 	opts, err := m.clientOpts()
 	if err != nil {
@@ -110,33 +178,7 @@ func runFranz(ctx context.Context, s *state) error {
 	if err != nil {
 		return fmt.Errorf("franz-go client: %w", err)
 	}
-
-	var runErr error
-	var batch []record
-	for ctx.Err() == nil {
-		var closed bool
-		if batch, closed = m.pollBatch(ctx, batch[:0]); closed {
-			break
-		}
-		batch = s.filterOwned(batch)
-		if len(batch) > 0 {
-			if cfg.Policy == vocab.PolicyCommitFirst {
-				m.commit(ctx, batchOffsets(batch), true)
-			}
-			if err := s.process(ctx, batch); err != nil {
-				runErr = err
-				m.cl.AllowRebalance()
-				break
-			}
-			m.afterBatch(ctx)
-		}
-		m.cl.AllowRebalance()
-	}
-	s.stopping()
-	m.finalCommit()
-	// Leaving the group runs onRevoked one last time (recorded there).
-	m.cl.CloseAllowingRebalance()
-	return runErr
+	return runLoop(ctx, s, m)
 }
 
 // clientOpts are the member's client options: franzGroupOpts, with the
@@ -158,15 +200,20 @@ func (m *franzMember) clientOpts() ([]kgo.Opt, error) {
 }
 
 // franzGroupOpts are the settings of a franz-go member's client: the -X
-// properties, the group, the strategy's balancer, the timings and the
-// commit policy's auto-commit. The bare consumer of the harness-overhead
-// benchmark (bare.go) takes the same.
+// properties, the group, the consumer settings (franzSettingOpts: the
+// strategy's balancer, the timings) and the commit policy's auto-commit.
+// The bare consumer of the harness-overhead benchmark (bare.go) takes the
+// same.
 func franzGroupOpts(cfg *Config) ([]kgo.Opt, error) {
 	opts, err := cfg.Props.FranzOpts()
 	if err != nil {
 		return nil, err
 	}
 	consumerOpts, err := franzConsumerOpts(cfg.Props)
+	if err != nil {
+		return nil, err
+	}
+	settingOpts, err := franzSettingOpts(cfg.ConsumerSettings(), cfg.autoCommit())
 	if err != nil {
 		return nil, err
 	}
@@ -177,28 +224,18 @@ func franzGroupOpts(cfg *Config) ([]kgo.Opt, error) {
 		kgo.ConsumerGroup(cfg.Group),
 		kgo.ConsumeTopics(cfg.Topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.Balancers(franzBalancer(cfg.Strategy)),
 		// Java's and librdkafka's fetch.max.wait.ms default; franz-go's
 		// own default (5s) would add latency the other client lacks.
 		kgo.FetchMaxWait(500*time.Millisecond),
 		// Rebalances wait while a polled batch is processed, as in the Java
 		// client, where revocation happens inside poll().
 		kgo.BlockRebalanceOnPoll(),
-		kgo.RebalanceTimeout(cfg.MaxPollInterval),
 	)
-	if vocab.IsConsumerProtocol(cfg.Strategy) {
-		opts = append(opts, kgo.ServerSideBalancer())
-	} else {
-		opts = append(opts, kgo.SessionTimeout(cfg.SessionTimeout), kgo.HeartbeatInterval(cfg.HeartbeatInterval))
-	}
-	if cfg.Static {
-		opts = append(opts, kgo.InstanceID(cfg.Name))
-	}
+	opts = append(opts, settingOpts...)
 	switch cfg.Policy {
 	case vocab.PolicyAuto:
-		opts = append(opts, kgo.AutoCommitInterval(cfg.AutoCommitInterval))
 	case vocab.PolicyAutoAfterProcess:
-		opts = append(opts, kgo.AutoCommitMarks(), kgo.AutoCommitInterval(cfg.AutoCommitInterval))
+		opts = append(opts, kgo.AutoCommitMarks())
 	default:
 		opts = append(opts, kgo.DisableAutoCommit())
 	}
@@ -206,12 +243,13 @@ func franzGroupOpts(cfg *Config) ([]kgo.Opt, error) {
 }
 
 // pollBatch polls up to max.poll.records records and appends them to
-// batch; closed reports that the client was closed. Fetch errors are
-// logged (a cancelled poll's are not).
-func (m *franzMember) pollBatch(ctx context.Context, batch []record) (_ []record, closed bool) {
+// batch (errClientClosed: the client was closed). Fetch errors are logged
+// (a cancelled poll's are not). With BlockRebalanceOnPoll, a rebalance
+// waits from here until allowRebalance.
+func (m *franzMember) pollBatch(ctx context.Context, batch []record) ([]record, error) {
 	fs := m.cl.PollRecords(ctx, m.cfg.MaxPollRecords)
 	if fs.IsClientClosed() {
-		return batch, true
+		return batch, errClientClosed
 	}
 	fs.EachError(func(t string, p int32, err error) {
 		if !errors.Is(err, context.Canceled) {
@@ -223,7 +261,24 @@ func (m *franzMember) pollBatch(ctx context.Context, batch []record) (_ []record
 		rec.setStamp(r.Value, &m.producers)
 		batch = append(batch, rec)
 	})
-	return batch, false
+	return batch, nil
+}
+
+// commitBatch commits a batch before it is processed (commit-before-process).
+func (m *franzMember) commitBatch(ctx context.Context, offs map[int32]int64) {
+	m.commit(ctx, offs, true)
+}
+
+// allowRebalance lets a rebalance held since the poll go on: the batch
+// was processed and committed, as in the Java client, where revocation
+// happens inside poll().
+func (m *franzMember) allowRebalance() { m.cl.AllowRebalance() }
+
+// close leaves the group, which runs onRevoked one last time (recorded
+// there).
+func (m *franzMember) close() error {
+	m.cl.CloseAllowingRebalance()
+	return nil
 }
 
 func (m *franzMember) groupMeta() (string, int32) {

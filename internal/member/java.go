@@ -13,9 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,9 +37,6 @@ var javaSources embed.FS
 
 // javaMain is the Java program's main class.
 const javaMain = "chaosbench.member.Main"
-
-// javaMinVersion is the oldest Java that kafka-clients 4 runs on.
-const javaMinVersion = 17
 
 // javaOptions are the JVM's options: a small heap and the serial collector,
 // as befits one of many small processes on a shared machine; slf4j-simple
@@ -114,7 +109,7 @@ func javaBuildDir() (string, error) {
 }
 
 // javaCommand returns the java binary ($JAVA_HOME/bin/java, else java on
-// PATH) after checking that it is Java 17 or newer.
+// PATH) after checking that it is Java kafkarelease.MinJava or newer.
 func javaCommand() (string, error) {
 	java, where := "java", "java on PATH (or JAVA_HOME)"
 	if h := os.Getenv("JAVA_HOME"); h != "" {
@@ -122,37 +117,20 @@ func javaCommand() (string, error) {
 	}
 	path, err := exec.LookPath(java)
 	if err != nil {
-		return "", fmt.Errorf("--client java needs Java %d or newer: no %s (%v)", javaMinVersion, where, err)
+		return "", fmt.Errorf("--client java needs Java %d or newer: no %s (%v)", kafkarelease.MinJava, where, err)
 	}
 	out, err := exec.Command(path, "-version").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("--client java: %s -version: %v\n%s", path, err, out)
 	}
-	major, err := javaMajor(string(out))
+	major, err := kafkarelease.JavaMajor(string(out))
 	if err != nil {
 		return "", fmt.Errorf("--client java: %s -version: %v", path, err)
 	}
-	if major < javaMinVersion {
-		return "", fmt.Errorf("--client java: %s is Java %d; kafka-clients %s needs Java %d or newer (set JAVA_HOME)", path, major, kafkarelease.Version, javaMinVersion)
+	if major < kafkarelease.MinJava {
+		return "", fmt.Errorf("--client java: %s is Java %d; kafka-clients %s needs Java %d or newer (set JAVA_HOME)", path, major, kafkarelease.Version, kafkarelease.MinJava)
 	}
 	return path, nil
-}
-
-var javaVersionRE = regexp.MustCompile(`version "(\d+)(?:\.(\d+))?`)
-
-// javaMajor reads the major version off `java -version`: "17.0.15" is 17,
-// "1.8.0_292" is 8.
-func javaMajor(out string) (int, error) {
-	m := javaVersionRE.FindStringSubmatch(out)
-	if m == nil {
-		first, _, _ := strings.Cut(out, "\n")
-		return 0, fmt.Errorf("no version in %q", first)
-	}
-	major, _ := strconv.Atoi(m[1])
-	if major == 1 && m[2] != "" {
-		major, _ = strconv.Atoi(m[2])
-	}
-	return major, nil
 }
 
 // JavaVersions returns the java client's versions for a cell's record:

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os/exec"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -100,43 +102,53 @@ func TestJavaReadsEveryFlag(t *testing.T) {
 	}
 }
 
-// What the Java member asks of Kafka's client, per strategy: the facts
-// internal/vocab states (protocol, assignor) and the member's timings.
+// What the Java member asks of Kafka's client, per strategy: the member's
+// consumer settings (Config.ConsumerSettings), the client's by their
+// Kafka names, with partition.assignment.strategy as the Java client
+// names it (vocab's Assignor, the assignor's class); none of the group's;
+// and besides them only what the member sets itself, by the same rules
+// as the Go members: where it connects, who it is, where it starts, how
+// it reads records and whether it auto-commits. A setting the Java
+// member adds or leaves out is a difference here.
 func TestJavaConsumerSettings(t *testing.T) {
 	j := requireJava(t)
+	const deserializer = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
 	for _, st := range vocab.Strategies() {
 		for _, pol := range []string{vocab.PolicyAuto, vocab.PolicySyncBatch} {
 			cfg := Defaults()
 			cfg.Name, cfg.HistoryDir, cfg.Bootstrap, cfg.Group, cfg.Topic = "m1", "/tmp", "127.0.0.1:9092", "g", "t"
 			cfg.Client, cfg.Strategy, cfg.Policy = vocab.ClientJava, st.Name, pol
-			cfg.Static = true
+			cfg.SessionTimeout, cfg.HeartbeatInterval = 7*time.Second, 700*time.Millisecond
+			cfg.MaxPollInterval, cfg.AutoCommitInterval, cfg.MaxPollRecords = 70*time.Second, 1234*time.Millisecond, 77
+			cfg.Static = pol == vocab.PolicyAuto // either membership, over the strategies
 			cfg.Props = kafkaconf.Props{"fetch.min.bytes": "7"}
-			_, c, version := javaView(t, j, cfg)
+			_, got, version := javaView(t, j, cfg)
 			if version != kafkarelease.Version {
 				t.Errorf("kafka-clients %s, want the broker's %s", version, kafkarelease.Version)
 			}
 			want := map[string]string{
-				"group.id": "g", "client.id": "m1.0", "group.instance.id": "m1", "auto.offset.reset": "earliest",
-				"max.poll.records": "500", "max.poll.interval.ms": "300000", "auto.commit.interval.ms": "5000",
-				"enable.auto.commit": strconv.FormatBool(pol == vocab.PolicyAuto), "fetch.min.bytes": "7",
+				"bootstrap.servers": "127.0.0.1:9092", "group.id": "g", "client.id": "m1.0", "auto.offset.reset": "earliest",
+				"key.deserializer": deserializer, "value.deserializer": deserializer,
+				"enable.auto.commit": strconv.FormatBool(cfg.autoCommit()), "fetch.min.bytes": "7",
 			}
-			if st.Protocol == vocab.Consumer {
-				want["group.protocol"] = "consumer"
-				want["group.remote.assignor"] = st.Assignor
-				for _, k := range []string{"partition.assignment.strategy", "session.timeout.ms", "heartbeat.interval.ms"} {
-					if v, ok := c[k]; ok {
-						t.Errorf("%s: %s=%s under the consumer protocol", st.Name, k, v)
-					}
+			if cfg.autoCommit() {
+				// The library's own commits are seen only through it.
+				want["interceptor.classes"] = "chaosbench.member.CommitRecorder"
+			}
+			for _, s := range cfg.ConsumerSettings().In(vocab.InClient) {
+				want[s.Name] = s.Value
+				if s.Name == vocab.SettingAssignmentStrategy {
+					want[s.Name] = st.Assignor
 				}
-			} else {
-				want["group.protocol"] = "classic"
-				want["partition.assignment.strategy"] = st.Assignor
-				want["session.timeout.ms"] = "45000"
-				want["heartbeat.interval.ms"] = "3000"
 			}
-			for k, v := range want {
-				if c[k] != v {
-					t.Errorf("%s/%s: %s=%q, want %q", st.Name, pol, k, c[k], v)
+			for _, k := range slices.Sorted(maps.Keys(want)) {
+				if v, ok := got[k]; !ok || v != want[k] {
+					t.Errorf("%s/%s: %s=%q (set %v), want %q", st.Name, pol, k, v, ok, want[k])
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(got)) {
+				if _, ok := want[k]; !ok {
+					t.Errorf("%s/%s: the Java member sets %s=%s, which the consumer settings do not give", st.Name, pol, k, got[k])
 				}
 			}
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -176,26 +179,35 @@ func (c *cellRun) deleteTopic() {
 }
 
 // applyGroupTimings sets a consumer-protocol group's session timeout and
-// heartbeat interval as group configs (KIP-848), so that they equal the
+// heartbeat interval as group configs (KIP-848: the member's consumer
+// settings held in the group, vocab.InGroup), so that they equal the
 // classic members' on any cluster whose bounds allow it (on a local
 // cluster the broker defaults already say the same), and records what the
 // coordinator will really apply. Neither request failing fails the cell:
 // the broker's defaults apply, and what could not be read back is
 // recorded as the workload says.
 func (c *cellRun) applyGroupTimings(ctx context.Context) {
-	cs := c.opts.Spec.Consumer
+	inGroup := member.WorkloadConfig(c.opts.Spec, c.cell).ConsumerSettings().In(vocab.InGroup)
+	configs := map[string]string{}
+	for _, s := range inGroup {
+		configs[s.GroupConfig()] = s.Value
+	}
 	setCtx, cancelSet := context.WithTimeout(ctx, 10*time.Second)
 	defer cancelSet()
-	if err := cluster.SetGroupTimings(setCtx, c.kcl, c.group, cs.SessionTimeout, cs.HeartbeatInterval); err != nil {
+	if err := cluster.SetGroupConfigs(setCtx, c.kcl, c.group, configs); err != nil {
 		c.logf("group configs of %s: %v (the broker defaults apply)", c.group, err)
 	}
 	readCtx, cancelRead := context.WithTimeout(ctx, 10*time.Second)
 	defer cancelRead()
-	applied, err := cluster.GroupTimings(readCtx, c.kcl, c.group)
+	applied, err := cluster.GroupConfigs(readCtx, c.kcl, c.group, slices.Sorted(maps.Keys(configs)))
 	if err != nil {
 		c.logf("describe group configs of %s: %v", c.group, err)
 	}
-	c.recordGroupTimings(applied)
+	for _, s := range inGroup {
+		if v, ok := applied[s.GroupConfig()]; ok {
+			c.record.Consumer[s.Name] = v
+		}
+	}
 }
 
 // startGroup starts the members and waits until they own every partition

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -67,48 +66,22 @@ func (c *cellRun) closeRecord(ctx context.Context, errp *error) {
 	}
 }
 
-// recordGroupTimings records a consumer-protocol group's timings as its
-// coordinator applies them (read back by their group config names,
-// consumer.session.timeout.ms, ...) among the consumer settings, under
-// the names consumerSettings gives them (group.consumer.session.timeout.ms,
-// ...), over the workload's.
-func (c *cellRun) recordGroupTimings(applied map[string]string) {
-	for k, v := range applied {
-		c.record.Consumer["group.consumer."+strings.TrimPrefix(k, "consumer.")] = v
-	}
-}
-
 // saveRecord writes cell.json in the cell's folder (atomically: a reader
 // sees the previous record or this one, never half of one).
 func (c *cellRun) saveRecord() error {
 	return runfolder.WriteJSON(filepath.Join(c.dir, "cell.json"), c.record)
 }
 
-// consumerSettings are the effective member settings, by Kafka name.
+// consumerSettings are the effective member settings, by Kafka name: a
+// member's consumer settings (member.Config.ConsumerSettings), the
+// client's and the group's, and the workload's client properties with
+// their secrets masked. A static member's group.instance.id is its own
+// name, recorded as "<member name>".
 func (c *cellRun) consumerSettings() map[string]string {
-	cs := c.opts.Spec.Consumer
-	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
-	out := map[string]string{
-		"max.poll.interval.ms":    ms(cs.MaxPollInterval),
-		"max.poll.records":        strconv.Itoa(cs.MaxPollRecords),
-		"auto.commit.interval.ms": ms(cs.AutoCommitInterval),
-	}
-	if vocab.IsConsumerProtocol(c.cell.Strategy) {
-		out["group.protocol"] = "consumer"
-		st, _ := vocab.LookupStrategy(c.cell.Strategy)
-		out["group.remote.assignor"] = st.Assignor
-		out["group.consumer.session.timeout.ms"] = ms(cs.SessionTimeout)
-		out["group.consumer.heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
-	} else {
-		out["group.protocol"] = "classic"
-		out["partition.assignment.strategy"] = c.cell.Strategy
-		out["session.timeout.ms"] = ms(cs.SessionTimeout)
-		out["heartbeat.interval.ms"] = ms(cs.HeartbeatInterval)
-	}
-	if cs.StaticMembership {
-		out["group.instance.id"] = "<member name>"
-	}
-	for k, v := range kafkaconf.Props(cs.Properties).Redacted() {
+	cfg := member.WorkloadConfig(c.opts.Spec, c.cell)
+	cfg.Name = "<member name>"
+	out := cfg.ConsumerSettings().Map()
+	for k, v := range cfg.Props.Redacted() {
 		out[k] = v
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkatest"
+	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/runner"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -430,6 +432,7 @@ clients: [confluent]
 `)
 	res, _ := runComplete(t, spec, 2)
 	for _, cell := range res.Cells {
+		recordsConsumerSettings(t, spec, filepath.Join(res.Dir, cell))
 		evs := readHistory(t, runfolder.HistoryDir(filepath.Join(res.Dir, cell)))
 		var traffic, drain int64
 		for _, e := range evs {
@@ -454,4 +457,26 @@ clients: [confluent]
 			t.Errorf("%s: %d partition moves while the traffic ran, with no chaos step; the members' timeline:\n%s", cell, moves, timeline(evs))
 		}
 	}
+}
+
+// recordsConsumerSettings checks that a cell's record holds its members'
+// consumer settings (member.Config.ConsumerSettings), the group's as the
+// coordinator applies them, which equal them on a local cluster.
+func recordsConsumerSettings(t *testing.T, spec *workloads.Spec, cellDir string) {
+	t.Helper()
+	rec, err := runfolder.ReadCell(cellDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range spec.Cells() {
+		if c.Name != rec.Cell {
+			continue
+		}
+		want := member.WorkloadConfig(spec, c).ConsumerSettings().Map()
+		if !maps.Equal(rec.Consumer, want) {
+			t.Errorf("%s: cell.json's consumer settings\n got %v\nwant %v", rec.Cell, rec.Consumer, want)
+		}
+		return
+	}
+	t.Errorf("cell.json names cell %q, which the workload does not have", rec.Cell)
 }

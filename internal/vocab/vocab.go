@@ -2,13 +2,15 @@
 // assignment strategies, the offset-commit policies and the client
 // libraries, with the facts about each that the rest of the project acts
 // on (which group protocol a strategy runs, which clients implement it,
-// what a commit policy guarantees). They are written here once, as data:
+// what a commit policy guarantees, which Kafka settings a member's
+// configuration becomes under each protocol, and where each goes:
+// settings.go). They are written here once, as data:
 // workload validation, the members, the checkers, the reports and the
 // make targets all read them from this package, so adding a client or a
 // strategy is one entry here plus the code that runs it.
 //
-// The package imports nothing: the pure core (workloads, check, report)
-// can use it without reaching a Kafka client.
+// The package imports only the standard library: the pure core
+// (workloads, check, report) can use it without reaching a Kafka client.
 package vocab
 
 // Protocol is the consumer-group protocol a strategy runs under.

@@ -15,9 +15,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The consumer's properties for a member, by Kafka name, and the check
- * that Kafka's Java client accepts them. What the Go members set through
- * their libraries, this member sets as the properties of the same names
- * (docs/members.md); -X properties pass through unchanged, last.
+ * that Kafka's Java client accepts them. The consumer settings, and which
+ * of them are the client's under each group protocol, are stated on the
+ * Go side (member.Config.ConsumerSettings, from internal/vocab), which
+ * makes the Go members' configurations; this member applies the same
+ * ones as the properties of the same names, and its contract test
+ * (TestJavaConsumerSettings) holds what of() gives to exactly them plus
+ * the member's own (where it connects, who it is, the commit policy's
+ * auto-commit). -X properties pass through unchanged, last.
  */
 final class Settings {
     private Settings() {}
@@ -68,8 +73,9 @@ final class Settings {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, Boolean.toString(autoCommit(c.policy)));
         p.put(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, ms(c.autoCommitIntervalNs));
         if (st.consumerProtocol) {
-            // KIP-848: the broker assigns and owns the session timings; the
-            // client refuses session.timeout.ms, heartbeat.interval.ms and
+            // KIP-848: the broker assigns and owns the session timings
+            // (the group's, set by the driver); the client refuses
+            // session.timeout.ms, heartbeat.interval.ms and
             // partition.assignment.strategy with this protocol.
             p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
             p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, st.assignor);
