@@ -16,26 +16,6 @@ import (
 // more are split over several tables.
 const columnsPerTable = 6
 
-// ewriter remembers the first write error, so that rendering code can
-// write freely and check once.
-type ewriter struct {
-	w   *bufio.Writer
-	err error
-}
-
-func (e *ewriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
-}
-
-func (e *ewriter) flush() error {
-	if e.err != nil {
-		return e.err
-	}
-	return e.w.Flush()
-}
-
 // Title returns the report's title.
 func (r *Run) Title() string {
 	name := filepath.Base(filepath.Clean(r.Dir))
@@ -300,8 +280,6 @@ func cellName(c *Cell) string {
 	}
 	return name
 }
-
-func escapePipes(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 func cellSection(e *ewriter, c *Cell) {
 	s := c.S
