@@ -111,8 +111,8 @@ type cell struct {
 // cells are cells of one value each.
 func cells(ss ...string) []cell {
 	out := make([]cell, len(ss))
-	for i, s := range ss {
-		out[i].text = phrase{value(s)}
+	for i, p := range values(ss...) {
+		out[i].text = p
 	}
 	return out
 }
