@@ -106,10 +106,10 @@ func markdownItems(ps []phrase) []string {
 
 // markdown writes the table; an empty cell is written "| |".
 func (t *tableBlock) markdown(e *ewriter) {
-	row := func(n int, text func(i int) phrase) {
+	row := func(texts []phrase) {
 		e.printf("|")
-		for i := range n {
-			if s := text(i).markdown(true); s != "" {
+		for _, p := range texts {
+			if s := p.markdown(true); s != "" {
 				e.printf(" %s |", s)
 			} else {
 				e.printf(" |")
@@ -117,7 +117,7 @@ func (t *tableBlock) markdown(e *ewriter) {
 		}
 		e.printf("\n")
 	}
-	row(len(t.head), func(i int) phrase { return t.head[i] })
+	row(t.head)
 	e.printf("|")
 	for i := range t.head {
 		if t.right(i) {
@@ -128,7 +128,11 @@ func (t *tableBlock) markdown(e *ewriter) {
 	}
 	e.printf("\n")
 	for _, r := range t.rows {
-		row(len(r), func(i int) phrase { return r[i].text })
+		texts := make([]phrase, len(r))
+		for i, c := range r {
+			texts[i] = c.text
+		}
+		row(texts)
 	}
 	e.printf("\n")
 }
