@@ -138,31 +138,34 @@ func (d ClientDifference) Text() string {
 		d.P, len(d.HighS), len(d.LowS))
 }
 
-// clientsSection writes the clients tables into report.md.
-func clientsSection(e *ewriter, r *Run) {
+// clientsSection puts the clients side by side (empty when no strategy
+// and commit policy ran on several).
+func clientsSection(r *Run) *section {
+	s := &section{}
 	tables := ClientTables(r)
 	if len(tables) == 0 {
-		return
+		return s
 	}
-	e.printf("## Clients side by side\n\n")
-	e.printf("Each strategy and commit policy that ran on several clients: the median over repeats, and the range. A difference is listed when every repeat of one client lies beyond every repeat of the other and the medians differ by more than 10%%.\n\n")
+	s.title = phrase{words("Clients side by side")}
+	s.add(note(words("Each strategy and commit policy that ran on several clients: the median over repeats, and the range. A difference is listed when every repeat of one client lies beyond every repeat of the other and the medians differ by more than 10%.")))
 	for _, t := range tables {
-		e.printf("### %s · %s\n\n| |", t.Strategy, t.Policy)
+		tb := &tableBlock{class: "summary", align: "l" + strings.Repeat("r", len(t.Groups)), head: []phrase{nil}}
 		for _, g := range t.Groups {
-			e.printf(" %s (%d) |", g.Key.Client, len(g.Cells))
+			tb.head = append(tb.head, phrase{value(fmt.Sprintf("%s (%d)", g.Key.Client, len(g.Cells)))})
 		}
-		e.printf("\n|---|%s\n", strings.Repeat("---:|", len(t.Groups)))
 		for _, row := range t.Rows {
-			e.printf("| %s | %s |\n", row.Metric.Label, strings.Join(row.Values, " | "))
+			tb.rows = append(tb.rows, cells(append([]string{row.Metric.Label}, row.Values...)...))
 		}
-		e.printf("\n")
+		s.add(subheading{value(t.Strategy + " · " + t.Policy)}, tb)
 		if len(t.Differences) == 0 {
-			e.printf("No difference beyond the repeats' spread.\n\n")
+			s.add(note(words("No difference beyond the repeats' spread.")))
 			continue
 		}
+		var ds bullets
 		for _, d := range t.Differences {
-			e.printf("- %s\n", d.Text())
+			ds = append(ds, phrase{value(d.Text())})
 		}
-		e.printf("\n")
+		s.add(ds)
 	}
+	return s
 }

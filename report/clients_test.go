@@ -55,7 +55,7 @@ func TestClientTables(t *testing.T) {
 	}
 	var b strings.Builder
 	e := &ewriter{w: bufioWriter(&b)}
-	clientsSection(e, r)
+	clientsSection(r).markdown(e)
 	if err := e.flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -101,18 +101,22 @@ func (d Differ) Verdict() string {
 	return fmt.Sprintf("no (p = %.2f): within the spread of the repeats", d.P)
 }
 
-func differSection(e *ewriter, gs []*Group) {
+// differSection ranks the groups on each headline metric (empty with
+// fewer than two groups, or nothing to rank).
+func differSection(gs []*Group) *section {
+	s := &section{}
 	ds := Differences(gs)
 	if len(gs) < 2 || len(ds) == 0 {
-		return
+		return s
 	}
-	e.printf("## Where the strategies differ\n\n")
-	e.printf("| metric | best | runner-up | beyond the repeat spread? |\n|---|---|---|---|\n")
+	s.title = phrase{words("Where the strategies differ")}
+	t := &tableBlock{align: "llll", head: values("metric", "best", "runner-up", "beyond the repeat spread?")}
 	for _, d := range ds {
 		best, runner := d.Columns()
-		e.printf("| %s | %s | %s | %s |\n", d.Metric.Label, best, runner, d.Verdict())
+		t.rows = append(t.rows, cells(d.Metric.Label, best, runner, d.Verdict()))
 	}
-	e.printf("\nBest is the lowest median; a difference is beyond the spread when the exact Mann-Whitney test of the two columns' repeats gives p < %.2f.\n\n", differAlpha)
+	s.add(t, note(words(fmt.Sprintf("Best is the lowest median; a difference is beyond the spread when the exact Mann-Whitney test of the two columns' repeats gives p < %.2f.", differAlpha))))
+	return s
 }
 
 // Columns renders the best and the runner-up: "range · sync-batch ·

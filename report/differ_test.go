@@ -59,7 +59,7 @@ func TestSummaryTableSaysTrafficOnceAndHostBound(t *testing.T) {
 	gs := []*Group{pauseGroup("range", true, 900), pauseGroup("cooperative-sticky", false, 100, 120, 140)}
 	var b bytes.Buffer
 	e := &ewriter{w: bufio.NewWriter(&b)}
-	summaryTable(e, gs)
+	strategiesSection(gs).markdown(e)
 	if err := e.flush(); err != nil {
 		t.Fatal(err)
 	}

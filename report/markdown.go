@@ -12,30 +12,6 @@ import (
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
-// columnsPerTable caps how many strategies one table puts side by side;
-// more are split over several tables.
-const columnsPerTable = 6
-
-// ewriter remembers the first write error, so that rendering code can
-// write freely and check once.
-type ewriter struct {
-	w   *bufio.Writer
-	err error
-}
-
-func (e *ewriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
-}
-
-func (e *ewriter) flush() error {
-	if e.err != nil {
-		return e.err
-	}
-	return e.w.Flush()
-}
-
 // Title returns the report's title.
 func (r *Run) Title() string {
 	name := filepath.Base(filepath.Clean(r.Dir))
@@ -83,6 +59,9 @@ func VerdictText(v summary.Verdict) string {
 	}
 	return "? " + string(v)
 }
+
+// verdictTag is a verdict's text, with the verdict as its class.
+func verdictTag(v summary.Verdict) tag { return tag{VerdictText(v), string(v)} }
 
 // groupVerdict is a group's worst verdict and how many cells had it.
 func groupVerdict(g *Group) string {
@@ -188,108 +167,11 @@ func trafficNote(gs []*Group) (note string, same bool) {
 	return "Traffic: " + strings.Join(parts, ", ") + ": the workload's own skew, the same for every column (the load the strategies spread is in the rows on members).", true
 }
 
-func columnHeader(g *Group) string {
-	h := fmt.Sprintf("%s<br>%s · %s", g.Key.Strategy, g.Key.CommitPolicy, g.Key.Client)
-	if len(g.Cells) > 1 {
-		h += fmt.Sprintf("<br>median of %d", len(g.Cells))
-	}
-	return h
-}
-
 // WriteMarkdown writes report.md: the verdict, the strategies side by
 // side, the findings and each cell's disruptions. plotDir is where the
 // figures are, relative to the report ("" to leave links out).
 func WriteMarkdown(w io.Writer, r *Run, plotDir string) error {
-	e := &ewriter{w: bufio.NewWriter(w)}
-	e.printf("# %s\n\n", r.Title())
-	e.printf("**Verdict: %s** · %s\n\n", VerdictText(r.Verdict), r.Subtitle())
-	differSection(e, r.Groups)
-	for i := 0; i < len(r.Groups); i += columnsPerTable {
-		gs := r.Groups[i:min(i+columnsPerTable, len(r.Groups))]
-		summaryTable(e, gs)
-	}
-	e.printf("Pauses, group stops, recovery and movement count the disruptions of the steady state and after (not the members joining at start); a pause is the target's when its partition belonged to the member the disruption is about (or was created by it), the other partitions' are the rebalance's own cost. Latency is produce-to-process, from the intended send time. Repeated cells show the median and the range over the repeats; a timing measured on a saturated host (the host row) is no sample of the group's: it is shown marked host-bound, and judged nowhere. Definitions: docs/summary.md.\n\n")
-	writeMermaid(e, r.Groups)
-	clientsSection(e, r)
-	if plotDir != "" {
-		e.printf("Figures in the results folder (PNG and SVG; report.html embeds them): ")
-		for i, f := range sideBySideFigures {
-			if i > 0 {
-				e.printf(" · ")
-			}
-			e.printf("[%s](%s/%s.png)", f.title, plotDir, f.name)
-		}
-		e.printf("\n\n")
-	}
-	findingsSection(e, r)
-	for _, c := range r.ordered() {
-		cellSection(e, c)
-	}
-	return e.flush()
-}
-
-func summaryTable(e *ewriter, gs []*Group) {
-	e.printf("| |")
-	for _, g := range gs {
-		e.printf(" %s |", columnHeader(g))
-	}
-	e.printf("\n|---|")
-	for range gs {
-		e.printf("---:|")
-	}
-	e.printf("\n| **verdict** |")
-	for _, g := range gs {
-		e.printf(" %s |", groupVerdict(g))
-	}
-	e.printf("\n| guarantee |")
-	for _, g := range gs {
-		e.printf(" %s |", g.Cells[0].S.Guarantee)
-	}
-	e.printf("\n| host |")
-	for _, g := range gs {
-		e.printf(" %s |", hostText(g))
-	}
-	e.printf("\n| disruptions |")
-	for _, g := range gs {
-		n := make([]float64, 0, len(g.Cells))
-		for _, c := range g.Cells {
-			n = append(n, float64(len(c.S.Disruptions)))
-		}
-		e.printf(" %s |", formatCount(Median(n)))
-	}
-	e.printf("\n")
-	for _, m := range tableMetrics(gs) {
-		e.printf("| %s |", m.Label)
-		for _, g := range gs {
-			e.printf(" %s |", groupValue(m, g))
-		}
-		e.printf("\n")
-	}
-	e.printf("\n")
-	if note, ok := trafficNote(gs); ok {
-		e.printf("%s\n\n", note)
-	}
-}
-
-func findingsSection(e *ewriter, r *Run) {
-	any := false
-	for _, c := range r.Cells {
-		if len(c.S.Findings) > 0 {
-			any = true
-		}
-	}
-	if !any {
-		e.printf("No findings: no anomaly of any kind in any cell.\n\n")
-		return
-	}
-	e.printf("## Findings\n\n")
-	e.printf("| cell | checker | kind | count | effect | what |\n|---|---|---|---:|---|---|\n")
-	for _, c := range r.ordered() {
-		for _, f := range c.S.Findings {
-			e.printf("| %s | %s | %s | %s | %s | %s |\n", cellName(c), f.Checker, f.Kind, formatCount(float64(f.Count)), f.Verdict, escapePipes(f.Message))
-		}
-	}
-	e.printf("\n")
+	return runDocument(r, plotDir).markdown(w)
 }
 
 func cellName(c *Cell) string {
@@ -299,62 +181,6 @@ func cellName(c *Cell) string {
 		name += fmt.Sprintf(" #%d", s.Iteration)
 	}
 	return name
-}
-
-func escapePipes(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
-
-func cellSection(e *ewriter, c *Cell) {
-	s := c.S
-	e.printf("## %s\n\n", cellName(c))
-	e.printf("%s · %s · folder `%s`", VerdictText(s.Verdict), s.Guarantee, c.Rel)
-	if !s.Cell.Complete {
-		e.printf(" · **partial**")
-	}
-	e.printf("\n\n")
-	for _, r := range s.VerdictReasons {
-		e.printf("- %s\n", r)
-	}
-	if len(s.VerdictReasons) > 0 {
-		e.printf("\n")
-	}
-	if len(s.Disruptions) == 0 {
-		e.printf("No disruption.\n\n")
-	} else {
-		e.printf("|")
-		for _, c := range disruptionColumns {
-			e.printf(" %s |", c.head)
-		}
-		e.printf("\n|")
-		for _, c := range disruptionColumns {
-			if c.num {
-				e.printf("---:|")
-			} else {
-				e.printf("---|")
-			}
-		}
-		e.printf("\n")
-		for _, d := range s.Disruptions {
-			e.printf("|")
-			for _, cell := range disruptionCells(d) {
-				e.printf(" %s |", escapePipes(cell))
-			}
-			e.printf("\n")
-		}
-		e.printf("\n")
-	}
-	for _, f := range s.Findings {
-		e.printf("- **%s/%s** (%s, %s): %s\n", f.Checker, f.Kind, formatCount(float64(f.Count)), f.Verdict, f.Message)
-		for i, x := range f.Examples {
-			if i == 3 {
-				e.printf("  - … %d more in summary.json\n", len(f.Examples)-3)
-				break
-			}
-			e.printf("  - %s\n", ExampleText(x))
-		}
-	}
-	if len(s.Findings) > 0 {
-		e.printf("\n")
-	}
 }
 
 // DisruptionLabel describes a disruption: "step 2: kill m1", "rebalance:

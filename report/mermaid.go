@@ -36,9 +36,10 @@ var mermaidCharts = []struct {
 	{"latency_p99_disruption_ms", "Latency p99 during disruptions (ms)"},
 }
 
-// writeMermaid writes the charts of a run's groups.
-func writeMermaid(e *ewriter, gs []*Group) {
+// headlineCharts are the charts of a run's groups, as Mermaid source.
+func headlineCharts(gs []*Group) []string {
 	labels := groupLabels(gs)
+	var out []string
 	for _, c := range mermaidCharts {
 		m, ok := MetricByName(c.metric)
 		if !ok {
@@ -57,8 +58,9 @@ func writeMermaid(e *ewriter, gs []*Group) {
 		if len(xs) == 0 {
 			continue
 		}
-		e.printf("```mermaid\n%s```\n\n", mermaidBar(c.title, m.Unit, xs, ys))
+		out = append(out, mermaidBar(c.title, m.Unit, xs, ys))
 	}
+	return out
 }
 
 // mermaidBar renders one bar chart.

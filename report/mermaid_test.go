@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"math"
 	"os"
 	"path/filepath"
@@ -101,12 +100,7 @@ func TestMermaidGrammar(t *testing.T) {
 	g1 := group(k, []float64{100}, []int64{1})
 	g2 := group(Key{"sticky", "sync-batch", "franz"}, []float64{100}, []int64{1})
 	g2.Cells[0].S.Pause.Stats.Count = 0
-	var e ewriter
-	var sb strings.Builder
-	e.w = newBufWriter(&sb)
-	writeMermaid(&e, []*Group{g1, g2})
-	e.flush()
-	first := mermaidBlocks(sb.String())[0]
+	first := headlineCharts([]*Group{g1, g2})[0]
 	checkMermaid(t, first)
 	if !strings.Contains(first, `x-axis ["range / confluent"]`) {
 		t.Errorf("the group without pauses is drawn:\n%s", first)
@@ -115,5 +109,3 @@ func TestMermaidGrammar(t *testing.T) {
 		t.Errorf("niceCeil: %g %g %g %g", niceCeil(3061), niceCeil(903), niceCeil(44), niceCeil(0.3))
 	}
 }
-
-func newBufWriter(sb *strings.Builder) *bufio.Writer { return bufio.NewWriter(sb) }

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
+
+// cellsSection is each cell's details: Markdown gives each a section, the
+// page folds each under its verdict (open when not valid).
+func cellsSection(r *Run) *section {
+	s := &section{title: phrase{words("Cells").only(inHTML)}}
+	for i, c := range r.ordered() {
+		s.add(cellDetails(fmt.Sprintf("cell-%d", i+1), c))
+	}
+	return s
+}
+
+// cellFigures are the kinds of figure each cell has, in page order.
+var cellFigures = []string{"timeline", "pause", "duplicates", "skew", "latency", "moves"}
+
+// cellDetails is a cell's verdict and why, its disruptions, its findings
+// with their examples, and its figures. The page shows the verdict on the
+// folded line; Markdown, in the line under the heading.
+func cellDetails(id string, c *Cell) *collapsible {
+	s := c.S
+	v := verdictTag(s.Verdict)
+	d := &collapsible{id: id, open: s.Verdict != summary.Valid, tag: v, title: phrase{value(cellName(c))}}
+	about := note(value(v.text+" · ").only(inMarkdown), value(s.Guarantee+" · folder "), codeSpan(c.Rel))
+	if !s.Cell.Complete {
+		about.text = append(about.text, value(" · "), strong("partial"))
+	}
+	var reasons bullets
+	for _, r := range s.VerdictReasons {
+		reasons = append(reasons, phrase{value(r)})
+	}
+	d.add(about, reasons)
+	if len(s.Disruptions) == 0 {
+		d.add(paragraphOf(words("No disruption.")))
+	} else {
+		d.add(disruptionTable(s.Disruptions))
+	}
+	d.add(findingDetails(s.Findings))
+	for _, kind := range cellFigures {
+		d.add(placedFigure{name: kind + "-" + CellSlug(c), lazy: true})
+	}
+	return d
+}
+
+// disruptionTable is a row per disruption.
+func disruptionTable(ds []summary.Disruption) *tableBlock {
+	t := &tableBlock{}
+	for _, c := range disruptionColumns {
+		t.head = append(t.head, phrase{value(c.head)})
+		t.align += map[bool]string{true: "r", false: "l"}[c.num]
+	}
+	for _, d := range ds {
+		t.rows = append(t.rows, cells(disruptionCells(d)...))
+	}
+	return t
+}
+
+// findingDetails are a cell's findings, each with its examples: every
+// one on the page, the first three in Markdown (summary.json has the
+// rest).
+func findingDetails(fs []summary.Finding) *detailList {
+	l := &detailList{class: "examples"}
+	for _, f := range fs {
+		it := detailItem{text: phrase{strong(f.Checker + "/" + f.Kind), value(fmt.Sprintf(" (%s, ", formatCount(float64(f.Count)))),
+			tagSpan(tag{string(f.Verdict), string(f.Verdict)}), value("): " + f.Message)}}
+		for i, x := range f.Examples {
+			in := everywhere
+			if i >= 3 {
+				in = inHTML
+			}
+			it.details = append(it.details, phrase{value(ExampleText(x)).only(in)})
+		}
+		if len(f.Examples) > 3 {
+			it.details = append(it.details, phrase{value(fmt.Sprintf("… %d more in summary.json", len(f.Examples)-3)).only(inMarkdown)})
+		}
+		l.items = append(l.items, it)
+	}
+	return l
+}
