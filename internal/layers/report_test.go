@@ -27,9 +27,9 @@ var reportLoaders = []string{"load.go", "scenariosload.go"}
 // reads are the calls that read files or folders, by the import path of
 // their package: a name, or a prefix ending in "*".
 var reads = map[string][]string{
-	"os":                         {"Open", "OpenFile", "ReadFile", "ReadDir", "Stat", "Lstat", "DirFS"},
-	"io/fs":                      {"ReadFile", "ReadDir", "WalkDir", "Glob", "Stat"},
-	"path/filepath":              {"Walk", "WalkDir", "Glob"},
+	"os":                          {"Open", "OpenFile", "ReadFile", "ReadDir", "Stat", "Lstat", "DirFS"},
+	"io/fs":                       {"ReadFile", "ReadDir", "WalkDir", "Glob", "Stat"},
+	"path/filepath":               {"Walk", "WalkDir", "Glob"},
 	module + "internal/runfolder": {"Read*", "Find*"},
 	module + "internal/summary":   {"Read*"},
 	module + "internal/sweep":     {"Read*", "Find*", "Finished", "Measure*", "Analyze*"},
