@@ -11,10 +11,11 @@
 //	0  internal/vocab, internal/history, internal/runfolder, internal/pace,
 //	   internal/partitioner, internal/keygen, internal/version, internal/procutil,
 //	   internal/testcert, internal/schema, internal/kafkarelease, internal/clip,
-//	   internal/stamp
+//	   internal/stamp, internal/stat
 //
 // And the pure core (the vocabulary, the history format, the run folder's
-// records, pacing, partitioners and key generators, workloads, the
+// records, pacing, partitioners and key generators, medians and spreads,
+// workloads, the
 // assignment models, the checkers, the sweeps' measurements and the
 // reports) imports nothing that
 // can reach a Kafka client, a Docker engine or the network, not even
