@@ -18,8 +18,8 @@ import (
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/runner"
+	"github.com/chaosbench/chaosbench/internal/stat"
 	"github.com/chaosbench/chaosbench/internal/sweep"
-	"github.com/chaosbench/chaosbench/report"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -394,7 +394,7 @@ func (p *sweepPlan) belowTarget(pt sweep.Point) string {
 		}
 		thr = append(thr, m.Throughput)
 	}
-	if med := report.Median(thr); med < rate {
+	if med := stat.Median(thr); med < rate {
 		return fmt.Sprintf("its capacity run sustained %.0f records/s, below the target rate %s (--all-targets runs it anyway)", med, formatRate(rate))
 	}
 	return ""

@@ -24,7 +24,8 @@ var layer = map[string]int{
 	"internal/check": 2, "internal/check/synth": 2, "internal/cluster": 2, "internal/member": 2,
 	"internal/loadgen": 2, "internal/cli": 2, "internal/sweep": 2,
 
-	"internal/runner": 3, "report": 3, "internal/kafkatest": 3,
+	"internal/runner": 3, "report": 3, "internal/kafkatest": 3, "internal/sweep/groupmodel": 3,
+	"internal/sweep/sweeptest": 3,
 
 	"cmd/chaos": 4, "cmd/loadgen": 4, "internal/check/synth/benchanalyze": 4,
 	"internal/loadgen/benchproducer": 4, "assign/javabench": 4, "internal/member/benchmember": 4,
@@ -36,6 +37,7 @@ var pure = []string{
 	"internal/vocab", "internal/history", "internal/runfolder", "internal/pace",
 	"internal/partitioner", "internal/keygen", "internal/schema", "internal/clip", "internal/stamp", "internal/stat", "workloads", "assign",
 	"internal/check", "internal/check/synth", "report", "internal/sweep", "internal/summary",
+	"internal/sweep/groupmodel", "internal/sweep/sweeptest",
 }
 
 // reaches reports whether an imported package (module packages relative)
