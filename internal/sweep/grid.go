@@ -8,9 +8,10 @@
 // (capacity.json), and its judgement against the team's targets: each
 // configuration's targets, where adding members stops helping, the
 // recommendation, the measurements against physics. docs/capacity.md
-// defines every figure. The sweep itself runs in `chaos sweep` (cmd/chaos),
-// on the chaos driver; the report renders the judgement (package report); the
-// model of a production-size group is computed in package groupmodel.
+// defines every figure. The sweep itself runs on the chaos driver
+// (runner.Sweep, for `chaos sweep`); the report renders the judgement
+// (package report); the model of a production-size group is computed in
+// package groupmodel.
 // Nothing here reaches a cluster or runs the analysis: a target run's
 // summary comes from a function the commands pass.
 package sweep
