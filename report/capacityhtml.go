@@ -6,11 +6,14 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/chaosbench/chaosbench/internal/sweep"
 )
 
 // WriteCapacityHTML writes capacity.html: the report's sections as one
 // self-contained page, the figures embedded as SVG.
-func WriteCapacityHTML(w io.Writer, c *Capacity, figures []Embedded) error {
+func WriteCapacityHTML(w io.Writer, j *sweep.Judgement, figures []Embedded) error {
+	c := capacity{j}
 	byName := map[string]Embedded{}
 	for _, f := range figures {
 		byName[f.Name] = f
@@ -22,7 +25,7 @@ func WriteCapacityHTML(w io.Writer, c *Capacity, figures []Embedded) error {
 	return capacityTemplate.Execute(w, struct {
 		Title, Subtitle string
 		Body            template.HTML
-	}{c.Title(), c.Subtitle(), template.HTML(body.String())})
+	}{c.title(), c.subtitle(), template.HTML(body.String())})
 }
 
 var capacityTemplate = template.Must(template.New("capacity").Parse(`<!DOCTYPE html>
@@ -62,19 +65,19 @@ code { background: var(--head); padding: 0 3px; border-radius: 3px; }
 // WriteCapacity writes the capacity report into the sweep folder:
 // capacity.md, capacity.html and its figures under plots/ (PNG and SVG),
 // each to a temporary name renamed into place.
-func WriteCapacity(c *Capacity) error {
-	figs, err := CapacityFigures(c)
+func WriteCapacity(j *sweep.Judgement) error {
+	figs, err := CapacityFigures(j)
 	if err != nil {
 		return err
 	}
-	if err := writeFigures(c.Dir, figs); err != nil {
+	if err := writeFigures(j.Dir, figs); err != nil {
 		return err
 	}
 	var md bytes.Buffer
-	if err := WriteCapacityMarkdown(&md, c); err != nil {
+	if err := WriteCapacityMarkdown(&md, j); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(c.Dir, CapacityMarkdownFile), md.Bytes()); err != nil {
+	if err := writeFile(filepath.Join(j.Dir, CapacityMarkdownFile), md.Bytes()); err != nil {
 		return err
 	}
 	emb, err := Embed(figs)
@@ -82,8 +85,8 @@ func WriteCapacity(c *Capacity) error {
 		return err
 	}
 	var page bytes.Buffer
-	if err := WriteCapacityHTML(&page, c, emb); err != nil {
+	if err := WriteCapacityHTML(&page, j, emb); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(c.Dir, CapacityHTMLFile), page.Bytes())
+	return writeFile(filepath.Join(j.Dir, CapacityHTMLFile), page.Bytes())
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -21,14 +21,14 @@ const (
 	CapacityHTMLFile     = "capacity.html"
 )
 
-// Title is the capacity report's title.
-func (c *Capacity) Title() string {
+// title is the capacity report's title.
+func (c capacity) title() string {
 	return fmt.Sprintf("Capacity: %s (%s)", c.Table.Sweep.Workload, filepath.Base(filepath.Clean(c.Dir)))
 }
 
-// Subtitle is the line under the title: the grid, the processing cost,
+// subtitle is the line under the title: the grid, the processing cost,
 // where and when it ran.
-func (c *Capacity) Subtitle() string {
+func (c capacity) subtitle() string {
 	r := c.Table.Sweep
 	var grid []string
 	for _, d := range r.Grid {
@@ -58,7 +58,7 @@ func (c *Capacity) Subtitle() string {
 }
 
 // loadRange is the lowest and highest load average the sweep recorded.
-func (c *Capacity) loadRange() (lo, hi float64, ok bool) {
+func (c capacity) loadRange() (lo, hi float64, ok bool) {
 	for i, rl := range c.Table.Sweep.Load {
 		a, b := math.Min(rl.Before, rl.After), math.Max(rl.Before, rl.After)
 		if i == 0 || a < lo {
@@ -79,31 +79,21 @@ func cmpOr(s, def string) string {
 
 // cpus is the number of CPUs of the host the sweep ran on (0 when
 // unknown).
-func (c *Capacity) cpus() int {
-	for _, row := range c.Table.Rows {
-		for _, it := range row.Capacity {
-			if rec, err := runfolder.ReadCell(filepath.Join(c.Dir, it.Cell)); err == nil {
-				return rec.Machine.CPUs
-			}
-		}
+func (c capacity) cpus() int {
+	if env := c.Table.Environment; env != nil {
+		return env.CPUs
 	}
 	return 0
 }
 
-// environment describes where the sweep ran, from a cell's record.
-func (c *Capacity) environment() string {
-	for _, row := range c.Table.Rows {
-		for _, it := range row.Capacity {
-			rec, err := runfolder.ReadCell(filepath.Join(c.Dir, it.Cell))
-			if err != nil {
-				continue
-			}
-			m := rec.Machine
-			return fmt.Sprintf("Kafka %s (%s, %s), %d CPU(s) %s", rec.Cluster.KafkaVersion, rec.Cluster.Provider,
-				plural(rec.Cluster.Brokers, "broker"), m.CPUs, m.CPUModel)
-		}
+// environment describes where the sweep ran.
+func (c capacity) environment() string {
+	env := c.Table.Environment
+	if env == nil {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("Kafka %s (%s, %s), %d CPU(s) %s", env.KafkaVersion, env.Provider,
+		plural(env.Brokers, "broker"), env.CPUs, env.CPUModel)
 }
 
 // The report is built once as a document (sections of paragraphs, lists,
@@ -111,7 +101,7 @@ func (c *Capacity) environment() string {
 // Mermaid charts, and as HTML with the plots.
 
 // sections returns the report's sections, in order.
-func (c *Capacity) sections() []*section {
+func (c capacity) sections() []*section {
 	var out []*section
 	for _, f := range []func(*section){c.mdRecommendation, c.mdTargets, c.mdThroughput, c.mdMeasured, c.mdPhysics,
 		c.mdAtTarget, c.mdCrash, c.mdHotKeys, c.mdGrowth, c.mdModel, c.mdRuns} {
@@ -126,9 +116,10 @@ func (c *Capacity) sections() []*section {
 
 // WriteCapacityMarkdown writes capacity.md: fit for a CI job summary
 // (Mermaid charts, no images).
-func WriteCapacityMarkdown(w io.Writer, c *Capacity) error {
+func WriteCapacityMarkdown(w io.Writer, j *sweep.Judgement) error {
+	c := capacity{j}
 	e := &ewriter{w: bufio.NewWriter(w)}
-	e.printf("# %s\n\n%s\n\n", c.Title(), c.Subtitle())
+	e.printf("# %s\n\n%s\n\n", c.title(), c.subtitle())
 	for _, s := range c.sections() {
 		s.markdown(e)
 	}
@@ -170,14 +161,14 @@ func mark(ok *bool) string {
 }
 
 // recommendationText is the recommendation in one paragraph.
-func (c *Capacity) recommendationText() (headline string, details []string, basis []string) {
+func (c capacity) recommendationText() (headline string, details []string, basis []string) {
 	b := c.Best
 	if b == nil {
 		return "", nil, nil
 	}
-	headline = b.Name()
+	headline = ConfigName(b)
 	for _, ch := range b.Checks {
-		details = append(details, ch.Text)
+		details = append(details, c.checkText(b, ch))
 	}
 	basis = append(basis, c.basis(b)...)
 	return headline, details, basis
@@ -185,7 +176,7 @@ func (c *Capacity) recommendationText() (headline string, details []string, basi
 
 // basis lists the runs a configuration's judgement rests on, with their
 // iterations.
-func (c *Capacity) basis(cf *Config) []string {
+func (c capacity) basis(cf *sweep.Config) []string {
 	var out []string
 	add := func(run string, n int, what string) {
 		if run != "" {
@@ -200,18 +191,18 @@ func (c *Capacity) basis(cf *Config) []string {
 	return out
 }
 
-func (c *Capacity) mdRecommendation(e *section) {
+func (c capacity) mdRecommendation(e *section) {
 	e.heading("Recommendation")
 	e.para("Targets: %s.", describeTargets(c.Targets))
 	if c.Best == nil {
-		if cl := c.closest(); cl != nil {
+		if cl := c.Closest(); cl != nil {
 			var failed []string
 			for _, ch := range cl.Checks {
 				if ch.OK == nil || !*ch.OK {
-					failed = append(failed, ch.Target+": "+ch.Text)
+					failed = append(failed, ch.Target+": "+c.checkText(cl, ch))
 				}
 			}
-			e.para("**No configuration of the grid meets every target.** The closest, %s, misses %s. Extend the grid (more members, more partitions) or relax the targets.", cl.Name(), strings.Join(failed, "; "))
+			e.para("**No configuration of the grid meets every target.** The closest, %s, misses %s. Extend the grid (more members, more partitions) or relax the targets.", ConfigName(cl), strings.Join(failed, "; "))
 		} else {
 			e.para("**No configuration of the grid meets every target.**")
 		}
@@ -223,7 +214,7 @@ func (c *Capacity) mdRecommendation(e *section) {
 	}
 	if len(c.BestBy) > 1 {
 		var rows [][]string
-		for _, st := range c.strategies() {
+		for _, st := range c.Strategies() {
 			if b := c.BestBy[st]; b != nil {
 				rows = append(rows, []string{st, strconv.Itoa(b.Row.Members), strconv.Itoa(b.Row.Partitions), spreadRate(b.Capacity), spreadMs(b.CrashPause), spreadMs(b.DeployPause)})
 			} else {
@@ -235,36 +226,17 @@ func (c *Capacity) mdRecommendation(e *section) {
 	}
 }
 
-// closest is the configuration that fails the fewest targets (the
-// smallest among equals).
-func (c *Capacity) closest() *Config {
-	var best *Config
-	bestFailed := math.MaxInt
-	for _, cf := range c.Configs {
-		failed := 0
-		for _, ch := range cf.Checks {
-			if ch.OK == nil || !*ch.OK {
-				failed++
-			}
-		}
-		if len(cf.Checks) > 0 && failed < bestFailed {
-			best, bestFailed = cf, failed
-		}
-	}
-	return best
-}
-
 // targetNames are the checks' columns, in order.
 var targetNames = []struct{ name, head string }{
 	{"rate", "sustains the rate"}, {"n-1", "…with one member crashed"}, {"valid", "target run valid"},
 	{"max_lag", "lag"}, {"max_pause", "pause"}, {"max_catch_up", "catch-up"},
 }
 
-func (c *Capacity) checkColumns() []struct{ name, head string } {
+func (c capacity) checkColumns() []struct{ name, head string } {
 	var out []struct{ name, head string }
 	for _, tn := range targetNames {
 		for _, cf := range c.Configs {
-			if slices.ContainsFunc(cf.Checks, func(ch TargetCheck) bool { return ch.Target == tn.name }) {
+			if slices.ContainsFunc(cf.Checks, func(ch sweep.TargetCheck) bool { return ch.Target == tn.name }) {
 				out = append(out, tn)
 				break
 			}
@@ -273,16 +245,7 @@ func (c *Capacity) checkColumns() []struct{ name, head string } {
 	return out
 }
 
-func (cf *Config) check(name string) *TargetCheck {
-	for i := range cf.Checks {
-		if cf.Checks[i].Target == name {
-			return &cf.Checks[i]
-		}
-	}
-	return nil
-}
-
-func (c *Capacity) mdTargets(e *section) {
+func (c capacity) mdTargets(e *section) {
 	cols := c.checkColumns()
 	if len(cols) == 0 {
 		return
@@ -298,10 +261,10 @@ func (c *Capacity) mdTargets(e *section) {
 	align += "l"
 	var rows [][]string
 	for _, cf := range c.Configs {
-		row := []string{cf.Name()}
+		row := []string{ConfigName(cf)}
 		for _, col := range cols {
-			if ch := cf.check(col.name); ch != nil {
-				row = append(row, mark(ch.OK)+" "+ch.Text)
+			if ch := cf.Check(col.name); ch != nil {
+				row = append(row, mark(ch.OK)+" "+c.checkText(cf, *ch))
 			} else {
 				row = append(row, "")
 			}
@@ -313,7 +276,7 @@ func (c *Capacity) mdTargets(e *section) {
 	e.para("✓ met, ✗ missed, ? not measured by the grid (a check that cannot be made is not met).")
 }
 
-func (c *Capacity) mdThroughput(e *section) {
+func (c capacity) mdThroughput(e *section) {
 	e.heading("Throughput against members")
 	e.para("What each group sustained when driven to saturation (bars, measured: the median of its iterations), against an upper bound from physics (line, a model: the members with work, each at 1/cost records/s, never above one member's rate over the hottest partition's predicted share; how the partitions fall to members can lower it).")
 	e.figure("capacity-throughput")
@@ -334,13 +297,13 @@ func (c *Capacity) mdThroughput(e *section) {
 		if slices.ContainsFunc(line, func(v float64) bool { return !(v > 0) }) {
 			line = nil
 		}
-		e.chart(mermaidBarLine(fmt.Sprintf("%s: records/s against members", s.Key), "records/s", xs, bars, line))
+		e.chart(mermaidBarLine(fmt.Sprintf("%s: records/s against members", seriesLabel(s)), "records/s", xs, bars, line))
 		switch {
 		case s.Knee != nil:
 			e.para("**%s:** adding members beyond %d adds less than %.0f%% (%s records/s). What bounds it: %s.",
-				s.Key, s.Knee.Row.Members, 100*KneeGain, spreadRate(s.Knee.Capacity), s.Why)
+				seriesLabel(s), s.Knee.Row.Members, 100*sweep.KneeGain, spreadRate(s.Knee.Capacity), c.kneeText(s))
 		case len(xs) > 1:
-			e.para("**%s:** still scaling at %s members: the grid does not reach the knee.", s.Key, xs[len(xs)-1])
+			e.para("**%s:** still scaling at %s members: the grid does not reach the knee.", seriesLabel(s), xs[len(xs)-1])
 		}
 	}
 }
@@ -369,31 +332,31 @@ func mermaidBarLine(title, unit string, xs []string, bars, line []float64) strin
 	return strings.Join(lines, "\n") + "\n    line [" + strings.Join(nums, ", ") + "]\n"
 }
 
-func (c *Capacity) mdMeasured(e *section) {
+func (c capacity) mdMeasured(e *section) {
 	e.heading("Measured capacity")
 	e.para("Each point's capacity run: a backlog far ahead of the group, drained without chaos. Throughput is the records processed over the time from the first to the last; a member's rate is its records over its own busy time; the hottest partition's rate, its records over the time from its first record processed to its last. Every figure here is measured: the physics they are held to is in the throughput charts (a line) and in the physics check below.")
 	var rows [][]string
 	for _, cf := range c.Configs {
 		if cf.Capacity.N == 0 {
-			rows = append(rows, []string{cf.Name(), "not measured", "", "", "", ""})
+			rows = append(rows, []string{ConfigName(cf), "not measured", "", "", "", ""})
 			continue
 		}
 		var hot []float64
 		for _, it := range cf.Row.Capacity {
 			hot = append(hot, it.HottestRate)
 		}
-		rows = append(rows, []string{cf.Name(), spreadRate(cf.Capacity), spreadRate(cf.MemberRate), pct(cf.HottestShare),
+		rows = append(rows, []string{ConfigName(cf), spreadRate(cf.Capacity), spreadRate(cf.MemberRate), pct(cf.HottestShare),
 			spreadRate(SpreadOf(hot)), pct(cf.MaxMemberShare)})
 	}
 	e.table("lrrrrr", []string{"configuration", "throughput (records/s)", "per member", "hottest partition's share", "hottest partition (records/s)", "busiest member's share"}, rows)
 }
 
-func (c *Capacity) mdPhysics(e *section) {
+func (c capacity) mdPhysics(e *section) {
 	if len(c.Physics) == 0 {
 		return
 	}
 	e.heading("Physics check")
-	e.para("With a processing cost c and one record in flight, a member takes 1/c records/s; a group cannot exceed one member's rate over the share of the records its busiest member processed, nor over the hottest partition's share h (a partition is processed one record at a time, whoever owns it), and when the hottest partition's owner owns nothing else both are (1/c)/h whatever the group's size. Close means within %.0f%%.", 100*PhysicsTolerance)
+	e.para("With a processing cost c and one record in flight, a member takes 1/c records/s; a group cannot exceed one member's rate over the share of the records its busiest member processed, nor over the hottest partition's share h (a partition is processed one record at a time, whoever owns it), and when the hottest partition's owner owns nothing else both are (1/c)/h whatever the group's size. Close means within %.0f%%.", 100*sweep.PhysicsTolerance)
 	var rows [][]string
 	busy := 0.0
 	for _, p := range c.Physics {
@@ -404,7 +367,7 @@ func (c *Capacity) mdPhysics(e *section) {
 				busy = math.Max(busy, p.Load)
 			}
 		}
-		rows = append(rows, []string{p.What, fmtRate(p.Measured), fmtRate(p.Expected), fmt.Sprintf("%.2f", p.Ratio), map[bool]string{true: "✓ close", false: "✗ off"}[p.OK], load})
+		rows = append(rows, []string{c.physicsText(p), fmtRate(p.Measured), fmtRate(p.Expected), fmt.Sprintf("%.2f", p.Ratio), map[bool]string{true: "✓ close", false: "✗ off"}[p.OK], load})
 	}
 	e.table("lrrrlr", []string{"check", "measured (records/s)", "physics (records/s)", "ratio", "", "host load average"}, rows)
 	if cpus := c.cpus(); cpus > 0 && busy > float64(cpus) {
@@ -412,8 +375,8 @@ func (c *Capacity) mdPhysics(e *section) {
 	}
 }
 
-func (c *Capacity) mdAtTarget(e *section) {
-	any := slices.ContainsFunc(c.Configs, func(cf *Config) bool { return cf.Target })
+func (c capacity) mdAtTarget(e *section) {
+	any := slices.ContainsFunc(c.Configs, func(cf *sweep.Config) bool { return cf.Target })
 	if !any {
 		return
 	}
@@ -425,7 +388,7 @@ func (c *Capacity) mdAtTarget(e *section) {
 		if !cf.Target {
 			continue
 		}
-		rows = append(rows, []string{cf.Name(), spreadRate(cf.Delivered), spreadCount(cf.LagSteady), spreadCount(cf.LagPeak),
+		rows = append(rows, []string{ConfigName(cf), spreadRate(cf.Delivered), spreadCount(cf.LagSteady), spreadCount(cf.LagPeak),
 			spreadMs(cf.P99Steady), spreadMs(cf.P99Disruption), spreadMs(cf.CrashPause), recovered(cf.CrashRecovery, cf.CrashUnrecovered),
 			spreadMs(cf.DeployPause), recovered(cf.DeployRecovery, cf.DeployUnrecovered), pct(medianOf(cf.Row.Target, func(i int) float64 { return cf.Row.Target[i].HottestShare })),
 			spreadCount(cf.MemberRecordsMin) + " – " + spreadCount(cf.MemberRecordsMax),
@@ -455,7 +418,7 @@ func medianOf[T any](xs []T, f func(int) float64) float64 {
 	return Median(v)
 }
 
-func (c *Capacity) mdCrash(e *section) {
+func (c capacity) mdCrash(e *section) {
 	if c.Targets.Rate <= 0 {
 		return
 	}
@@ -477,7 +440,7 @@ func (c *Capacity) mdCrash(e *section) {
 		case !math.IsNaN(cf.DrainS):
 			drain = FormatMs(cf.DrainS * 1000)
 		}
-		rows = append(rows, []string{cf.Name(), spreadMs(cf.CrashPause), formatCount(math.Round(cf.Backlog)), n1, drain, recovered(cf.CrashCatchUp, cf.CrashUnrecovered)})
+		rows = append(rows, []string{ConfigName(cf), spreadMs(cf.CrashPause), formatCount(math.Round(cf.Backlog)), n1, drain, recovered(cf.CrashCatchUp, cf.CrashUnrecovered)})
 	}
 	if len(rows) == 0 {
 		return
@@ -487,7 +450,7 @@ func (c *Capacity) mdCrash(e *section) {
 	e.table("lrrrrr", []string{"configuration", "pause, crash", "backlog (records)", "capacity with one member fewer (records/s)", "time to drain", "catch-up, measured"}, rows)
 }
 
-func (c *Capacity) mdHotKeys(e *section) {
+func (c capacity) mdHotKeys(e *section) {
 	c1 := c.MemberRate.Median
 	if c.MemberRate.N == 0 || c1 <= 0 {
 		return
@@ -523,7 +486,7 @@ func (c *Capacity) mdHotKeys(e *section) {
 	e.table("rrrrrr", []string{"partitions", "hottest share, measured", "hottest share, predicted", "ceiling from the prediction (records/s)", "ceiling from the measurement", "ceiling with even traffic"}, rows)
 }
 
-func (c *Capacity) mdGrowth(e *section) {
+func (c capacity) mdGrowth(e *section) {
 	rows := c.growthRows()
 	if len(rows) == 0 {
 		return
@@ -536,7 +499,7 @@ func (c *Capacity) mdGrowth(e *section) {
 
 // growthRows predicts what growing each partition count of the grid to
 // the next (or to twice it) moves.
-func (c *Capacity) growthRows() [][]string {
+func (c capacity) growthRows() [][]string {
 	var parts []int
 	for _, cf := range c.Configs {
 		if !slices.Contains(parts, cf.Row.Partitions) {
@@ -559,7 +522,7 @@ func (c *Capacity) growthRows() [][]string {
 	return rows
 }
 
-func (c *Capacity) mdModel(e *section) {
+func (c capacity) mdModel(e *section) {
 	m := c.Model
 	if m == nil {
 		return
@@ -574,15 +537,15 @@ func (c *Capacity) mdModel(e *section) {
 	e.table("lrrrrlll", []string{"strategy", "partitions per member, max - min", "busiest member's share", "capacity (records/s)", "with one member crashed",
 		"a crash: moved / minimum, stopped, rounds", "the rejoin", "a rolling deploy"}, rows)
 	e.para("Assumptions:")
-	e.list(m.Assumptions)
+	e.list(modelAssumptions(m))
 }
 
-func rebalanceText(r Rebalance) string {
+func rebalanceText(r sweep.Rebalance) string {
 	return fmt.Sprintf("%s / %s, %s stopped, %s", formatCount(float64(r.Moves)), formatCount(float64(r.MinMoves)),
 		formatCount(float64(r.Revoked)), plural(r.Rounds, "round"))
 }
 
-func (c *Capacity) mdRuns(e *section) {
+func (c capacity) mdRuns(e *section) {
 	e.heading("Runs")
 	var rows [][]string
 	for _, cf := range c.Configs {
@@ -595,8 +558,8 @@ func (c *Capacity) mdRuns(e *section) {
 // noTargetRun says why a point has no target run: the sweep skips the
 // points whose capacity run sustained less than its target rate (they
 // cannot meet it); any other is not finished.
-func (c *Capacity) noTargetRun(cf *Config) string {
-	if sw := c.Table.Sweep; sw != nil && sw.Targets.Rate > 0 && cf.Capacity.N > 0 && cf.Capacity.Median < sw.Targets.Rate {
+func (c capacity) noTargetRun(cf *sweep.Config) string {
+	if sw := c.Table.Sweep; sw != nil && sweep.BelowRate(cf.Capacity, sw.Targets.Rate) {
 		return fmt.Sprintf("not run: sustains %s records/s, below the sweep's target rate %s", fmtRate(cf.Capacity.Median), fmtRate(sw.Targets.Rate))
 	}
 	return "not finished"

@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 
+	"github.com/chaosbench/chaosbench/internal/sweep"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -14,10 +15,10 @@ import (
 // dashed), and the pauses of crashes and deploys against members.
 
 // CapacityFigures returns the capacity report's figures.
-func CapacityFigures(c *Capacity) ([]*Figure, error) {
+func CapacityFigures(j *sweep.Judgement) ([]*Figure, error) {
 	var figs []*Figure
-	for _, b := range []func(*Capacity) (*Figure, error){throughputFigure, pauseByMembersFigure} {
-		f, err := b(c)
+	for _, b := range []func(*sweep.Judgement) (*Figure, error){throughputFigure, pauseByMembersFigure} {
+		f, err := b(j)
 		if err != nil {
 			return nil, err
 		}
@@ -82,13 +83,13 @@ func addSpread(p *plot.Plot, sp spreadPoints, ci int, dashed bool, label string)
 	return nil
 }
 
-func throughputFigure(c *Capacity) (*Figure, error) {
+func throughputFigure(j *sweep.Judgement) (*Figure, error) {
 	f := &Figure{Name: "capacity-throughput", Title: "Throughput against members: measured (solid, median and min – max over the iterations) and the model (dashed)", W: 9 * vg.Inch, H: 4.5 * vg.Inch}
 	p := newPlot(f.Title, "members", "records/s sustained")
 	p.Legend.Top, p.Legend.Left = true, true
 	top := 0.0
 	any := false
-	for i, s := range c.Series {
+	for i, s := range j.Series {
 		var meas, model spreadPoints
 		for _, cf := range s.Configs {
 			if cf.Capacity.N == 0 {
@@ -105,7 +106,7 @@ func throughputFigure(c *Capacity) (*Figure, error) {
 		}
 		any = true
 		top = math.Max(top, meas.top())
-		if err := addSpread(p, meas, i, false, s.Key); err != nil {
+		if err := addSpread(p, meas, i, false, seriesLabel(s)); err != nil {
 			return f, err
 		}
 		if !model.empty() {
@@ -123,13 +124,13 @@ func throughputFigure(c *Capacity) (*Figure, error) {
 	return f, nil
 }
 
-func pauseByMembersFigure(c *Capacity) (*Figure, error) {
+func pauseByMembersFigure(j *sweep.Judgement) (*Figure, error) {
 	f := &Figure{Name: "capacity-pauses", Title: "Longest partition pause against members, at the target rate: after a crash (solid), in a deploy (dashed)", W: 9 * vg.Inch, H: 4 * vg.Inch}
 	p := newPlot(f.Title, "members", "longest partition pause (ms)")
 	p.Legend.Top, p.Legend.Left = true, true
 	top := 0.0
 	any := false
-	for i, s := range c.Series {
+	for i, s := range j.Series {
 		var crash, deploy spreadPoints
 		for _, cf := range s.Configs {
 			if cf.CrashPause.N > 0 {
@@ -147,7 +148,7 @@ func pauseByMembersFigure(c *Capacity) (*Figure, error) {
 			top = math.Max(top, sp.top())
 			label := ""
 			if k == 0 || crash.empty() {
-				label = s.Key
+				label = seriesLabel(s)
 			}
 			if err := addSpread(p, sp, i, k == 1, label); err != nil {
 				return f, err

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/chaosbench/chaosbench/internal/stat"
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
@@ -54,32 +55,11 @@ func (o CompareOptions) threshold(name string) Threshold {
 }
 
 // Spread describes a group's samples of a metric: how many, the median,
-// the extremes and the quartiles (linear interpolation between the
-// closest ranks, as most statistics packages compute them by default).
-type Spread struct {
-	N                        int
-	Median, Min, Max, Q1, Q3 float64
-}
+// the extremes and the quartiles (package stat computes it).
+type Spread = stat.Spread
 
 // SpreadOf returns the spread of xs (NaN values for none).
-func SpreadOf(xs []float64) Spread {
-	s := Spread{N: len(xs), Median: math.NaN(), Min: math.NaN(), Max: math.NaN(), Q1: math.NaN(), Q3: math.NaN()}
-	if len(xs) == 0 {
-		return s
-	}
-	v := append([]float64(nil), xs...)
-	sort.Float64s(v)
-	q := func(p float64) float64 {
-		h := p * float64(len(v)-1)
-		lo := math.Floor(h)
-		if int(lo)+1 >= len(v) {
-			return v[len(v)-1]
-		}
-		return v[int(lo)] + (h-lo)*(v[int(lo)+1]-v[int(lo)])
-	}
-	s.Median, s.Min, s.Max, s.Q1, s.Q3 = Median(v), v[0], v[len(v)-1], q(0.25), q(0.75)
-	return s
-}
+func SpreadOf(xs []float64) Spread { return stat.SpreadOf(xs) }
 
 // Change is one metric compared between a baseline group and a candidate.
 type Change struct {

@@ -111,17 +111,7 @@ func TestComparisonJSON(t *testing.T) {
 	}
 }
 
-func TestSpread(t *testing.T) {
-	s := SpreadOf([]float64{5, 1, 4, 2, 3})
-	if s.N != 5 || s.Median != 3 || s.Min != 1 || s.Max != 5 || s.Q1 != 2 || s.Q3 != 4 {
-		t.Errorf("%+v", s)
-	}
-	if s := SpreadOf([]float64{1, 2, 3, 4}); s.Q1 != 1.75 || s.Q3 != 3.25 || s.Median != 2.5 {
-		t.Errorf("%+v", s)
-	}
-	if s := SpreadOf(nil); s.N != 0 || !math.IsNaN(s.Median) {
-		t.Errorf("%+v", s)
-	}
+func TestFormatSpread(t *testing.T) {
 	m, _ := MetricByName("pause_p95_ms")
 	if got := formatSpread(m, SpreadOf([]float64{100, 200, 300})); got != "200 ms (100 ms – 300 ms)" {
 		t.Errorf("formatSpread: %q", got)

@@ -3,8 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
-	"sort"
 
+	"github.com/chaosbench/chaosbench/internal/stat"
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
@@ -173,19 +173,8 @@ func (m Metric) hostBound(g *Group) bool {
 }
 
 // Median returns the median of xs (the mean of the middle two for an
-// even count), NaN for none.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+// even count), NaN for none: stat.Median, by the name report's files use.
+func Median(xs []float64) float64 { return stat.Median(xs) }
 
 // Format renders a metric value for a table.
 func (m Metric) Format(v float64) string {

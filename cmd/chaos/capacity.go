@@ -9,7 +9,9 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/check"
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/stat"
 	"github.com/chaosbench/chaosbench/internal/sweep"
+	"github.com/chaosbench/chaosbench/internal/sweep/groupmodel"
 	"github.com/chaosbench/chaosbench/report"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -61,24 +63,24 @@ func runCapacity(args []string) error {
 // writeCapacity measures a sweep, writes capacity.json and the report,
 // and prints the recommendation.
 func writeCapacity(dir string, targets workloads.Targets) error {
-	t, err := report.AnalyzeSweep(dir, check.Options{}.Summarize)
+	t, err := sweep.Analyze(dir, check.Options{}.Summarize)
 	if err != nil {
 		return err
 	}
-	if err := report.WriteSweepTable(dir, t); err != nil {
+	if err := sweep.WriteTable(dir, t); err != nil {
 		return err
 	}
 	spec, err := workloads.Load(filepath.Join(dir, sweep.WorkloadFile))
 	if err != nil {
 		return err
 	}
-	c := report.JudgeCapacity(dir, t, spec, targets)
+	c := sweep.Judge(dir, t, spec, targets, groupmodel.Production)
 	if err := report.WriteCapacity(c); err != nil {
 		return err
 	}
 	fmt.Printf("\ntargets: %s\n", report.DescribeTargets(targets))
 	if c.Best != nil {
-		fmt.Printf("recommended: %s (sustains %s records/s)\n", c.Best.Name(), fmtSpread(c.Best.Capacity))
+		fmt.Printf("recommended: %s (sustains %s records/s)\n", report.ConfigName(c.Best), fmtSpread(c.Best.Capacity))
 	} else {
 		fmt.Println("recommended: none: no configuration of the grid meets every target (see the report)")
 	}
@@ -90,7 +92,7 @@ func writeCapacity(dir string, targets workloads.Targets) error {
 	return nil
 }
 
-func fmtSpread(s report.Spread) string {
+func fmtSpread(s stat.Spread) string {
 	if s.N > 1 && s.Min != s.Max {
 		return fmt.Sprintf("%.0f [%.0f – %.0f]", s.Median, s.Min, s.Max)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/chaosbench/chaosbench/internal/kafkatest"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/sweep"
-	"github.com/chaosbench/chaosbench/report"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -101,7 +100,7 @@ strategies: [range]
 		t.Fatalf("sweep folders %v", sweeps)
 	}
 	sd := sweeps[0]
-	tab, err := report.ReadSweepTable(sd)
+	tab, err := sweep.ReadTable(sd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,19 +108,19 @@ strategies: [range]
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := report.JudgeCapacity(sd, tab, spec, workloads.Targets{})
+	cp := sweep.Judge(sd, tab, spec, workloads.Targets{}, nil)
 	if len(cp.Physics) != 4 {
 		t.Fatalf("%d physics checks, want 4", len(cp.Physics))
 	}
 	for _, p := range cp.Physics {
-		t.Logf("%s: measured %.1f, physics %.1f, ratio %.3f", p.What, p.Measured, p.Expected, p.Ratio)
+		t.Logf("%s against %s: measured %.1f, physics %.1f, ratio %.3f", p.Points, p.Against, p.Measured, p.Expected, p.Ratio)
 		if !p.OK {
-			t.Errorf("%s: measured %.1f records/s, physics %.1f (ratio %.2f)", p.What, p.Measured, p.Expected, p.Ratio)
+			t.Errorf("%s against %s: measured %.1f records/s, physics %.1f (ratio %.2f)", p.Points, p.Against, p.Measured, p.Expected, p.Ratio)
 		}
 	}
 	for _, cf := range cp.Configs {
 		m, h := cf.Row.Members, cf.HottestShare
-		if m >= 4 && math.Abs(cf.Capacity.Median/(100/h)-1) > report.PhysicsTolerance {
+		if m >= 4 && math.Abs(cf.Capacity.Median/(100/h)-1) > sweep.PhysicsTolerance {
 			t.Errorf("%d members: %.1f records/s, (1/c)/h = %.1f with h = %.3f", m, cf.Capacity.Median, 100/h, h)
 		}
 	}
@@ -155,7 +154,7 @@ strategies: [range]
 	if err := json.Unmarshal(b, &r); err != nil || len(r.Resumes) != 1 || !r.Complete {
 		t.Errorf("sweep.json after the resume: %v, %d resumes, complete %v", err, len(r.Resumes), r.Complete)
 	}
-	tab, err = report.ReadSweepTable(sd)
+	tab, err = sweep.ReadTable(sd)
 	if err != nil || tab.Rows[2].CapacityRun != filepath.Join("m8", "capacity-2") {
 		t.Errorf("the table measures %q, want the new run (%v)", tab.Rows[2].CapacityRun, err)
 	}

@@ -17,7 +17,7 @@ var layer = map[string]int{
 	"internal/vocab": 0, "internal/history": 0, "internal/runfolder": 0, "internal/pace": 0,
 	"internal/partitioner": 0, "internal/keygen": 0, "internal/version": 0, "internal/procutil": 0,
 	"internal/testcert": 0, "internal/schema": 0, "internal/kafkarelease": 0, "internal/clip": 0,
-	"internal/layers": 0, "internal/stamp": 0,
+	"internal/layers": 0, "internal/stamp": 0, "internal/stat": 0,
 
 	"workloads": 1, "assign": 1, "internal/kafkaconf": 1, "internal/launcher": 1, "internal/probe": 1,
 	"internal/summary": 1,
@@ -25,7 +25,8 @@ var layer = map[string]int{
 	"internal/check": 2, "internal/check/synth": 2, "internal/cluster": 2, "internal/member": 2,
 	"internal/loadgen": 2, "internal/cli": 2, "internal/sweep": 2,
 
-	"internal/runner": 3, "report": 3, "internal/kafkatest": 3,
+	"internal/runner": 3, "report": 3, "internal/kafkatest": 3, "internal/sweep/groupmodel": 3,
+	"internal/sweep/sweeptest": 3,
 
 	"cmd/chaos": 4, "cmd/loadgen": 4, "internal/check/synth/benchanalyze": 4,
 	"internal/loadgen/benchproducer": 4, "assign/javabench": 4, "internal/member/benchmember": 4,
@@ -35,8 +36,9 @@ var layer = map[string]int{
 // network.
 var pure = []string{
 	"internal/vocab", "internal/history", "internal/runfolder", "internal/pace",
-	"internal/partitioner", "internal/keygen", "internal/schema", "internal/clip", "internal/stamp", "workloads", "assign",
+	"internal/partitioner", "internal/keygen", "internal/schema", "internal/clip", "internal/stamp", "internal/stat", "workloads", "assign",
 	"internal/check", "internal/check/synth", "report", "internal/sweep", "internal/summary",
+	"internal/sweep/groupmodel", "internal/sweep/sweeptest",
 }
 
 // reaches reports whether an imported package (module packages relative)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/stat"
 )
 
 // Capacity is what a group driven to saturation sustained: a capacity
@@ -179,7 +180,9 @@ func MeasureCapacity(histDir string) (*Capacity, error) {
 		}
 	}
 	slices.SortFunc(c.Members, func(a, b MemberRate) int { return compareMembers(a.Member, b.Member) })
-	c.MemberRate = median(rates)
+	if len(rates) > 0 {
+		c.MemberRate = stat.Median(rates) // 0, not NaN, when no member has a rate: JSON has no NaN
+	}
 	return c, nil
 }
 
@@ -189,18 +192,4 @@ func compareMembers(a, b string) int {
 		return len(a) - len(b)
 	}
 	return strings.Compare(a, b)
-}
-
-// median is the median of xs (the mean of the middle two for an even
-// count), 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -1,12 +1,19 @@
 // Package sweep is the offline side of capacity planning: the grid of a
 // capacity sweep (`chaos sweep --vary members=2,4,8 --vary partitions=12,24`),
-// the folders and the record it leaves, the workloads of its points, and
-// what a group driven to saturation sustained, read from a capacity run's
-// history: the group's throughput, each member's rate, the hottest
-// partition's. docs/capacity.md defines every figure. The sweep itself
-// runs in `chaos sweep` (cmd/chaos), on the chaos driver; the target runs
-// are measured from their summaries and the whole sweep judged in package
-// report. Nothing here reaches a cluster.
+// the folders and the record it leaves, the workloads of its points; what
+// a group driven to saturation sustained, read from a capacity run's
+// history (the group's throughput, each member's rate, the hottest
+// partition's), and what it did at the target rate, read from a target
+// run's summaries; the table of every point's measurements
+// (capacity.json), and its judgement against the team's targets: each
+// configuration's targets, where adding members stops helping, the
+// recommendation, the measurements against physics. docs/capacity.md
+// defines every figure. The sweep itself runs on the chaos driver
+// (runner.Sweep, for `chaos sweep`); the report renders the judgement
+// (package report); the model of a production-size group is computed in
+// package groupmodel.
+// Nothing here reaches a cluster or runs the analysis: a target run's
+// summary comes from a function the commands pass.
 package sweep
 
 import (

@@ -1,4 +1,15 @@
-package report
+// Package groupmodel models a production-size consumer group for the
+// capacity report: hundreds or thousands of members over thousands of
+// partitions, more than a test cluster holds. What each strategy does to
+// such a group is computed, not measured: the assignor models of package
+// assign give, exactly as Kafka computes them, the assignment, what a
+// crash and a rejoin move, how many partitions stop and how many
+// rebalance rounds it takes; the measured per-member capacity,
+// extrapolated to that assignment, gives what the group would sustain.
+// Its Production is the sweep's judgement's ModelFunc: the judgement and
+// the report that renders it hold the model's figures (the types of
+// package sweep) without reaching the assignors.
+package groupmodel
 
 import (
 	"fmt"
@@ -6,67 +17,17 @@ import (
 	"slices"
 
 	"github.com/chaosbench/chaosbench/assign"
+	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/workloads"
 )
-
-// A production group is often larger than a test cluster can hold:
-// hundreds or thousands of members, thousands of partitions. What each
-// strategy does to such a group is computed, not measured: the assignor
-// models of package assign give, exactly as Kafka computes them, the
-// assignment, what a crash and a rejoin move, how many partitions stop
-// and how many rebalance rounds it takes; the measured per-member
-// capacity, extrapolated to that assignment, gives what the group would
-// sustain. Everything here is a model, and the report prints it apart,
-// labelled so, with its assumptions.
-
-// ProductionModel is the production group, modelled.
-type ProductionModel struct {
-	Members, Partitions int
-	// MemberRate is the measured per-member capacity the extrapolation
-	// rests on (records/s).
-	MemberRate float64
-	// HottestShare is the hottest partition's predicted share of the
-	// traffic over Partitions partitions (the workload's keys and
-	// partitioner: loadgen plan's prediction).
-	HottestShare float64
-	Strategies   []StrategyModel
-	// Restarts is how many members' restarts of the rolling deploy were
-	// simulated; the deploy's totals are scaled from them to every member
-	// when fewer than Members.
-	Restarts    int
-	Assumptions []string
-}
-
-// StrategyModel is one strategy on the production group.
-type StrategyModel struct {
-	Strategy string
-	// Spread is the fresh assignment's partitions per member, max - min.
-	Spread int
-	// MaxShare is the largest share of the traffic one member's partitions
-	// carry; Capacity the measured per-member capacity over it.
-	MaxShare, Capacity float64
-	// After the busiest member crashes: the same, for the group left.
-	MaxShareNMinus1, CapacityNMinus1 float64
-	Crash, Rejoin                    Rebalance
-	// Deploy is a rolling deploy: every member leaves and rejoins in turn
-	// (a new member id each time, as a restarted dynamic member gets).
-	Deploy Rebalance
-}
-
-// Rebalance is what rebalances moved: partitions that changed owner,
-// the fewest a balanced assignment needed, partitions that members who
-// stayed had to give up (the partitions that stop), and rounds.
-type Rebalance struct {
-	Moves, MinMoves, Revoked, Rounds int
-}
 
 // deployRestarts bounds the restarts of a rolling deploy simulated.
 const deployRestarts = 20
 
-// ModelProduction models the strategies on a group of members x
-// partitions of one topic; memberRate is the measured per-member capacity.
-func ModelProduction(spec *workloads.Spec, strategies []string, members, partitions int, memberRate float64) *ProductionModel {
-	m := &ProductionModel{Members: members, Partitions: partitions, MemberRate: memberRate,
+// Production models the strategies on a group of members x partitions
+// of one topic; memberRate is the measured per-member capacity.
+func Production(spec *workloads.Spec, strategies []string, members, partitions int, memberRate float64) *sweep.ProductionModel {
+	m := &sweep.ProductionModel{Members: members, Partitions: partitions, MemberRate: memberRate,
 		Restarts: min(members, deployRestarts)}
 	load, err := spec.PredictLoad(int32(partitions))
 	shares := load.Share
@@ -95,22 +56,12 @@ func ModelProduction(spec *workloads.Spec, strategies []string, members, partiti
 		}
 		m.Strategies = append(m.Strategies, modelStrategy(a, ids, restartIDs, partitions, shares, memberRate))
 	}
-	m.Assumptions = []string{
-		fmt.Sprintf("each member sustains the measured %s records/s, as on the test cluster: each on its own host, at the workload's processing cost, batch size, client and commit policy; the brokers, the network and the group coordinator are not the bottleneck at %d members (not measured here)", fmtRate(memberRate), members),
-		"a member with share s of the traffic keeps up while the rate times s is at most its capacity: the group's capacity is the member capacity over the busiest member's share",
-		fmt.Sprintf("traffic spreads over the %d partitions as the workload's keys and partitioner say (loadgen plan's prediction): the hottest carries %s", partitions, pct(m.HottestShare)),
-		"assignments, movement, revocations and rounds are the assignor models' (package assign, exact against Kafka's Java assignors); the time a rebalance takes (session timeouts, heartbeats, the members' commits) is not modelled",
-		"member ids are random, as a coordinator's are; a restarted member rejoins with a new id (dynamic membership); the busiest member is the one that crashes",
-	}
-	if m.Restarts < members {
-		m.Assumptions = append(m.Assumptions, fmt.Sprintf("the rolling deploy's totals are those of the first %d restarts, scaled to all %d members", m.Restarts, members))
-	}
 	return m
 }
 
 // modelStrategy computes one strategy's rows.
-func modelStrategy(a assign.Assignor, ids, restartIDs []string, partitions int, shares []float64, memberRate float64) StrategyModel {
-	sm := StrategyModel{Strategy: a.Name()}
+func modelStrategy(a assign.Assignor, ids, restartIDs []string, partitions int, shares []float64, memberRate float64) sweep.StrategyModel {
+	sm := sweep.StrategyModel{Strategy: a.Name()}
 	const topic = "t"
 	g := &assign.Group{Topics: map[string]int32{topic: int32(partitions)}}
 	for _, id := range ids {
@@ -145,8 +96,8 @@ func modelStrategy(a assign.Assignor, ids, restartIDs []string, partitions int, 
 		own(next, res[0].Assignment)
 		return res[0], next
 	}
-	rebalance := func(r assign.StepResult) Rebalance {
-		return Rebalance{Moves: r.Moves, MinMoves: r.MinMoves, Revoked: r.Revoked, Rounds: r.Rounds}
+	rebalance := func(r assign.StepResult) sweep.Rebalance {
+		return sweep.Rebalance{Moves: r.Moves, MinMoves: r.MinMoves, Revoked: r.Revoked, Rounds: r.Rounds}
 	}
 	if len(ids) > 1 {
 		crash, after := step(g, assign.Change{Kind: "leave", Members: []string{busiest}})
@@ -162,9 +113,9 @@ func modelStrategy(a assign.Assignor, ids, restartIDs []string, partitions int, 
 	for i, id := range restartIDs {
 		var r assign.StepResult
 		r, cur = step(cur, assign.Change{Kind: "leave", Members: []string{ids[i]}})
-		sm.Deploy.add(rebalance(r))
+		sm.Deploy.Add(rebalance(r))
 		r, cur = step(cur, assign.Change{Kind: "join", Members: []string{id}, Topics: []string{topic}})
-		sm.Deploy.add(rebalance(r))
+		sm.Deploy.Add(rebalance(r))
 	}
 	if n := len(restartIDs); n > 0 && n < len(ids) {
 		f := float64(len(ids)) / float64(n)
@@ -173,13 +124,6 @@ func modelStrategy(a assign.Assignor, ids, restartIDs []string, partitions int, 
 		d.Revoked, d.Rounds = int(math.Round(float64(d.Revoked)*f)), int(math.Round(float64(d.Rounds)*f))
 	}
 	return sm
-}
-
-func (r *Rebalance) add(o Rebalance) {
-	r.Moves += o.Moves
-	r.MinMoves += o.MinMoves
-	r.Revoked += o.Revoked
-	r.Rounds += o.Rounds
 }
 
 // own makes an assignment what the group's members own.

@@ -1,0 +1,118 @@
+package sweep_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/stat"
+	"github.com/chaosbench/chaosbench/internal/sweep"
+	"github.com/chaosbench/chaosbench/internal/sweep/sweeptest"
+	"github.com/chaosbench/chaosbench/workloads"
+)
+
+func TestJudge(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	c := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150, MaxLag: 100, MaxPause: 10 * time.Second, MaxCatchUp: time.Minute}, nil)
+	// 3 members over 4 partitions sustain 199 >= 150, but 2 members (their
+	// N-1) only 193: the smallest that meets everything is 3 (N-1 = 2
+	// sustains 193 >= 150).
+	if c.Best == nil || c.Best.Row.Members != 3 || c.Best.Row.Partitions != 4 {
+		t.Fatalf("best %v, want 3 members over 4 partitions", c.Best)
+	}
+	byName := map[string]*sweep.Config{}
+	for _, cf := range c.Configs {
+		byName[cf.Row.Point.Name] = cf
+	}
+	// One member: a crash leaves nobody, and the backlog never drains.
+	if m1 := byName["m1_p4"]; m1.Meets || !math.IsInf(m1.DrainS, 1) {
+		t.Errorf("m1_p4: meets %v, drain %v", m1.Meets, m1.DrainS)
+	}
+	// Backlog after a crash in m3_p4: 150 records/s x 7 s = 1050, drained
+	// at 193 - 150 = 43 records/s spare: 24.4 s.
+	m3 := byName["m3_p4"]
+	if math.Abs(m3.Backlog-1050) > 1e-9 || math.Abs(m3.DrainS-1050.0/43) > 1e-9 {
+		t.Errorf("m3_p4 backlog %v, drain %v s", m3.Backlog, m3.DrainS)
+	}
+	// m2_p8 has no N-1 point measured: it cannot be judged, so not recommended.
+	if ch := byName["m2_p8"].Check("n-1"); ch == nil || ch.OK != nil || ch.Case != sweep.CaseNotMeasured {
+		t.Errorf("m2_p8 n-1 check %+v, want unknown", ch)
+	}
+	// The knees: 4 partitions stop at 4 members (the partition count);
+	// 8 partitions at 4 members (the hot partition: 98 / 0.4 = 245).
+	for _, s := range c.Series {
+		switch s.Partitions {
+		case 4:
+			if s.Knee == nil || s.Knee.Row.Members != 4 || s.Bound != sweep.BoundPartitions {
+				t.Errorf("4 partitions: knee %v, bound %q", s.Knee, s.Bound)
+			}
+		case 8:
+			if s.Knee == nil || s.Knee.Row.Members != 4 || s.Bound != sweep.BoundHottestPartition {
+				t.Errorf("8 partitions: knee %v, bound %q", s.Knee, s.Bound)
+			}
+		}
+	}
+	// Physics: one member 98 (median of the members' rates 97, 98) against
+	// 100; m6_p8 against (1/c)/h = 250.
+	if len(c.Physics) == 0 || !c.Physics[0].OK || math.Abs(c.Physics[0].Expected-100) > 1e-9 || c.Physics[0].Against != sweep.PhysicsOneMember {
+		t.Errorf("physics %+v", c.Physics)
+	}
+	// A lag target nobody meets: no recommendation.
+	c2 := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150, MaxLag: 10}, nil)
+	if c2.Best != nil {
+		t.Errorf("best %s with an impossible lag", c2.Best.Row.Point.Name)
+	}
+}
+
+// A point's capacity is the median of its iterations' throughputs, and a
+// point below the target rate is one the sweep does not run at it.
+func TestSustained(t *testing.T) {
+	tab, _ := sweeptest.Table(t)
+	if s := tab.Rows[2].Sustained(); s.N != 2 || s.Median != 199 || s.Min != 197 || s.Max != 201 {
+		t.Errorf("m3_p4 sustained %+v, want 199 [197 – 201]", s)
+	}
+	if s := (&sweep.Row{}).Sustained(); s.N != 0 {
+		t.Errorf("a point without a capacity run sustained %+v", s)
+	}
+	for _, c := range []struct {
+		xs   []float64
+		rate float64
+		want bool
+	}{
+		{[]float64{156}, 300, true},
+		{[]float64{387}, 300, false},
+		{nil, 300, false},
+		{[]float64{156}, 0, false},
+	} {
+		if got := sweep.BelowRate(stat.SpreadOf(c.xs), c.rate); got != c.want {
+			t.Errorf("BelowRate(%v, %v) = %v, want %v", c.xs, c.rate, got, c.want)
+		}
+	}
+}
+
+// A hottest partition that moved between members during the capacity
+// run leaves the busiest member a smaller share than the partition's; the
+// partition, processed one record at a time whoever owns it, still bounds
+// the group: the physics check holds the group to (1/c)/h, not to the
+// busiest member's share.
+func TestPhysicsHottestPartitionMoved(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	last := &tab.Rows[len(tab.Rows)-1] // 6 members, 8 partitions, h = 40%
+	for i := range last.Capacity {
+		last.Capacity[i].MaxMemberShare = 0.3
+	}
+	c := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150}, nil)
+	found := false
+	for _, p := range c.Physics {
+		if p.Config == nil || p.Config.Row != last {
+			continue
+		}
+		found = true
+		if math.Abs(p.Expected-250) > 1e-9 || !p.OK || p.Against != sweep.PhysicsHottestMoved {
+			t.Errorf("%s: physics %.1f (want 100 / 0.4 = 250), ok %v, against %q", p.Config.Row.Point.Name, p.Expected, p.OK, p.Against)
+		}
+	}
+	if !found {
+		t.Error("no physics check of the 6-member point")
+	}
+}
