@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -34,7 +35,7 @@ func (c capacity) subtitle() string {
 	for _, d := range r.Grid {
 		grid = append(grid, d.Name+" "+strings.Join(d.Values, ", "))
 	}
-	parts := []string{strings.Join(grid, " × "), plural(len(r.Points), "point"),
+	parts := []string{strings.Join(grid, " × "), clip.Plural(len(r.Points), "point"),
 		fmt.Sprintf("%d iteration(s) per run", r.Repeat), "processing " + c.Table.Processing}
 	if env := c.environment(); env != "" {
 		parts = append(parts, env)
@@ -93,7 +94,7 @@ func (c capacity) environment() string {
 		return ""
 	}
 	return fmt.Sprintf("Kafka %s (%s, %s), %d CPU(s) %s", env.KafkaVersion, env.Provider,
-		plural(env.Brokers, "broker"), env.CPUs, env.CPUModel)
+		clip.Plural(env.Brokers, "broker"), env.CPUs, env.CPUModel)
 }
 
 // The report is built once as a document (sections of paragraphs, lists,
@@ -180,7 +181,7 @@ func (c capacity) basis(cf *sweep.Config) []string {
 	var out []string
 	add := func(run string, n int, what string) {
 		if run != "" {
-			out = append(out, fmt.Sprintf("`%s` (%s, %s)", run, what, plural(n, "iteration")))
+			out = append(out, fmt.Sprintf("`%s` (%s, %s)", run, what, clip.Plural(n, "iteration")))
 		}
 	}
 	add(cf.Row.CapacityRun, len(cf.Row.Capacity), "capacity")
@@ -542,7 +543,7 @@ func (c capacity) mdModel(e *section) {
 
 func rebalanceText(r sweep.Rebalance) string {
 	return fmt.Sprintf("%s / %s, %s stopped, %s", formatCount(float64(r.Moves)), formatCount(float64(r.MinMoves)),
-		formatCount(float64(r.Revoked)), plural(r.Rounds, "round"))
+		formatCount(float64(r.Revoked)), clip.Plural(r.Rounds, "round"))
 }
 
 func (c capacity) mdRuns(e *section) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/sweep"
 )
 
@@ -17,7 +18,7 @@ import (
 // sweep varies them).
 func ConfigName(cf *sweep.Config) string {
 	r := cf.Row
-	parts := []string{r.Strategy, plural(r.Members, "member"), plural(r.Partitions, "partition")}
+	parts := []string{r.Strategy, clip.Plural(r.Members, "member"), clip.Plural(r.Partitions, "partition")}
 	for _, s := range r.Point.Settings {
 		switch s.Dim {
 		case sweep.DimCommitPolicy:
@@ -35,7 +36,7 @@ func ConfigName(cf *sweep.Config) string {
 // · client, partitions, batch.
 func seriesLabel(s *sweep.Series) string {
 	return fmt.Sprintf("%s · %s · %s, %s, max.poll.records %d", s.Strategy, s.CommitPolicy, s.Client,
-		plural(s.Partitions, "partition"), s.MaxPollRecords)
+		clip.Plural(s.Partitions, "partition"), s.MaxPollRecords)
 }
 
 // checkText says what a target's check at a configuration rests on.
@@ -61,7 +62,7 @@ func (c capacity) checkText(cf *sweep.Config, ch sweep.TargetCheck) string {
 		if cf.Row.Members-1 == 1 {
 			verb = "sustains"
 		}
-		return fmt.Sprintf("%s %s %s records/s", plural(cf.Row.Members-1, "member"), verb, spreadRate(cf.NMinus1.Capacity))
+		return fmt.Sprintf("%s %s %s records/s", clip.Plural(cf.Row.Members-1, "member"), verb, spreadRate(cf.NMinus1.Capacity))
 	case is{"valid", sweep.CaseShortDelivery}:
 		return fmt.Sprintf("the producer delivered %s records/s of the %s asked: the target run did not test the target", fmtRate(cf.Delivered.Median), fmtRate(t.Rate))
 	case is{"valid", sweep.CaseInvalid}:
@@ -95,7 +96,7 @@ func (c capacity) kneeText(s *sweep.Series) string {
 	cf, c1 := s.Knee, c.MemberRate.Median
 	switch s.Bound {
 	case sweep.BoundPartitions:
-		return fmt.Sprintf("the partition count: with %s, at most %d members have work; more members stand idle", plural(s.Partitions, "partition"), s.Partitions)
+		return fmt.Sprintf("the partition count: with %s, at most %d members have work; more members stand idle", clip.Plural(s.Partitions, "partition"), s.Partitions)
 	case sweep.BoundHottestPartition:
 		return fmt.Sprintf("the hottest partition: it carries %s of the records and one member takes %s records/s, so no group can exceed %s records/s (one member's rate over the hottest share)",
 			pct(cf.HottestShare), fmtRate(c1), fmtRate(c1/cf.HottestShare))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
@@ -23,9 +24,9 @@ func (r *Run) Title() string {
 
 // Subtitle returns the one-line description under the title.
 func (r *Run) Subtitle() string {
-	parts := []string{plural(len(r.Cells), "cell")}
+	parts := []string{clip.Plural(len(r.Cells), "cell")}
 	if len(r.Groups) != len(r.Cells) {
-		parts[0] += " in " + plural(len(r.Groups), "group")
+		parts[0] += " in " + clip.Plural(len(r.Groups), "group")
 	}
 	if m := r.Meta; m != nil {
 		parts = append(parts, fmt.Sprintf("seed %d", m.Seed))
@@ -366,14 +367,6 @@ func partitionsText(d summary.Disruption) string {
 		return fmt.Sprint(d.Partitions)
 	}
 	return fmt.Sprintf("%d (%s)", d.Partitions, strings.Join(extra, ", "))
-}
-
-// plural returns "1 cell", "2 cells".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // ordered returns the cells in the order of the groups (strategies as

@@ -302,3 +302,6 @@ func (s *sliceSource) Next() (*history.Event, error) {
 	s.i++
 	return &s.evs[s.i-1], nil
 }
+
+// ptr returns a pointer to a copy of v: a summary's optional figure.
+func ptr[T any](v T) *T { return &v }

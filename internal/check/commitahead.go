@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
@@ -151,7 +152,7 @@ func (c *commitAheadCheck) result(s *summary.Summary) {
 			how = "auto-committed"
 		}
 		ex = append(ex, summary.Example{T: a.T, Proc: a.Member, Partition: &pid, Offsets: joinRanges(a.Offsets),
-			Detail: fmt.Sprintf("%s offset %d with %s below it unprocessed, never processed since", how, a.Offset, plural(a.Lost, "record"))})
+			Detail: fmt.Sprintf("%s offset %d with %s below it unprocessed, never processed since", how, a.Offset, clip.Plural(a.Lost, "record"))})
 	}
 	names := make([]string, 0, len(byMember))
 	for n := range byMember {
@@ -162,7 +163,7 @@ func (c *commitAheadCheck) result(s *summary.Summary) {
 	if r.CommittedAhead == 1 {
 		pronoun = "it was"
 	}
-	msg := fmt.Sprintf("%s lost: committed before %s processed (", plural(r.CommittedAhead, "record"), pronoun)
+	msg := fmt.Sprintf("%s lost: committed before %s processed (", clip.Plural(r.CommittedAhead, "record"), pronoun)
 	for i, n := range names {
 		if i > 0 {
 			msg += ", "

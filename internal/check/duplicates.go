@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -67,7 +68,7 @@ func (c *duplicatesCheck) result(s *summary.Summary) {
 				r.BeyondUncommitted++
 				if len(beyond) < g.opts.MaxExamples {
 					beyond = append(beyond, summary.Example{T: pp.start, Partition: ptr(pp.p.id), Disruption: d.out.ID, Proc: nameOf(pp.from),
-						Detail: fmt.Sprintf("%s, but only %s processed at or above the committed offset", plural(dups, "duplicate"), plural(pp.bound+pp.extra, "record"))})
+						Detail: fmt.Sprintf("%s, but only %s processed at or above the committed offset", clip.Plural(dups, "duplicate"), clip.Plural(pp.bound+pp.extra, "record"))})
 				}
 			}
 		}
@@ -81,7 +82,7 @@ func (c *duplicatesCheck) result(s *summary.Summary) {
 		r.Check = summary.Check{Verdict: summary.Valid, Expect: "no duplicates (at-most-once)"}
 		if r.Count > 0 {
 			r.Verdict = summary.Invalid
-			r.Reason = fmt.Sprintf("%s processed more than once under an at-most-once policy", plural(r.Count, "record"))
+			r.Reason = fmt.Sprintf("%s processed more than once under an at-most-once policy", clip.Plural(r.Count, "record"))
 		}
 	default:
 		r.Check = summary.Check{Verdict: summary.Valid, Expect: "duplicates allowed (" + promise + ")", Examples: r.Examples}
@@ -90,7 +91,7 @@ func (c *duplicatesCheck) result(s *summary.Summary) {
 	if r.BeyondUncommitted > 0 {
 		s.Findings = append(s.Findings, summary.Finding{Checker: "duplicates", Kind: "duplicates_beyond_uncommitted", Verdict: summary.Unknown,
 			Count:    int64(r.BeyondUncommitted),
-			Message:  fmt.Sprintf("%s redelivered more records than were processed at or above the committed offset: the new owner started below a successful commit, or the history misses commits", plural(int64(r.BeyondUncommitted), "handover")),
+			Message:  fmt.Sprintf("%s redelivered more records than were processed at or above the committed offset: the new owner started below a successful commit, or the history misses commits", clip.Plural(int64(r.BeyondUncommitted), "handover")),
 			Examples: beyond})
 		if r.Verdict == summary.Valid {
 			r.Verdict = summary.Unknown

@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
@@ -141,12 +142,12 @@ func (c *latencyCheck) result(s *summary.Summary) {
 	r.Negative = c.negative
 	if c.negative > 0 {
 		s.Findings = append(s.Findings, summary.Finding{Checker: "latency", Kind: "negative_latency", Verdict: summary.Valid, Count: c.negative,
-			Message: fmt.Sprintf("%s processed before the intended send time (clocks of different hosts disagree); recorded as 0", plural(c.negative, "record"))})
+			Message: fmt.Sprintf("%s processed before the intended send time (clocks of different hosts disagree); recorded as 0", clip.Plural(c.negative, "record"))})
 	}
 	r.Overflow = c.overflow
 	if c.overflow > 0 {
 		s.Findings = append(s.Findings, summary.Finding{Checker: "latency", Kind: "latency_overflow", Verdict: summary.Valid, Count: c.overflow,
-			Message: fmt.Sprintf("%s processed more than an hour after the intended send time; recorded as one hour", plural(c.overflow, "record"))})
+			Message: fmt.Sprintf("%s processed more than an hour after the intended send time; recorded as one hour", clip.Plural(c.overflow, "record"))})
 	}
 }
 

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
@@ -77,12 +78,12 @@ func (o *overlapCheck) result(s *summary.Summary) {
 	r.Check = summary.Check{Verdict: summary.Valid, Expect: "reported: zombie processing is measured; its effects are judged by the duplicate and ordering checks", Examples: o.ex}
 	if r.Events > 0 {
 		s.Findings = append(s.Findings, summary.Finding{Checker: "overlap", Kind: "zombie_processing", Verdict: summary.Valid, Count: r.Events,
-			Message:  fmt.Sprintf("%s processed by a member after another member was assigned their partition (%s)", plural(r.Events, "record"), plural(int64(r.Incidents), "incident")),
+			Message:  fmt.Sprintf("%s processed by a member after another member was assigned their partition (%s)", clip.Plural(r.Events, "record"), clip.Plural(int64(r.Incidents), "incident")),
 			Examples: o.ex})
 	}
 	if r.Unowned > 0 {
 		s.Findings = append(s.Findings, summary.Finding{Checker: "overlap", Kind: "unowned_processing", Verdict: summary.Valid, Count: r.Unowned,
-			Message:  fmt.Sprintf("%s processed by a member that did not hold the partition, while no member did", plural(r.Unowned, "record")),
+			Message:  fmt.Sprintf("%s processed by a member that did not hold the partition, while no member did", clip.Plural(r.Unowned, "record")),
 			Examples: o.exUn})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
 
@@ -305,7 +306,7 @@ func (c *pauseCheck) result(s *summary.Summary) {
 	r.PartitionSeconds = float64(sum) / 1e9
 	if r.Unfinished > 0 {
 		s.Findings = append(s.Findings, summary.Finding{Checker: "pause", Kind: "unfinished_pause", Verdict: summary.Valid, Count: int64(r.Unfinished),
-			Message:  fmt.Sprintf("%s not processed again after the owner stopped, before the history ended", plural(int64(r.Unfinished), "partition")),
+			Message:  fmt.Sprintf("%s not processed again after the owner stopped, before the history ended", clip.Plural(int64(r.Unfinished), "partition")),
 			Examples: unfinishedExamples(r.Pauses, g.opts.MaxExamples)})
 	}
 }

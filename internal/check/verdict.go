@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
@@ -41,7 +42,7 @@ func (a *analyzer) verdict(s *summary.Summary) {
 	}
 	if n := s.History.BadLines; n > 0 {
 		s.AddFindings(summary.Finding{Checker: "history", Kind: "unreadable_lines", Verdict: summary.Unknown, Count: n,
-			Message: fmt.Sprintf("%s of the history could not be read: the events held there are missing from every check", plural(n, "line"))})
+			Message: fmt.Sprintf("%s of the history could not be read: the events held there are missing from every check", clip.Plural(n, "line"))})
 	}
 	if s.Guarantee == vocab.UnknownGuarantee {
 		s.Verdict = summary.Worst(s.Verdict, summary.Unknown)

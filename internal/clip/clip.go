@@ -4,7 +4,7 @@
 // workload name is 100 MB of standard error, and the message is lost in
 // it. Every message that quotes input quotes it through Quote or String;
 // Message is the last line of defence, applied to whatever a command
-// prints as its error.
+// prints as its error. Plural counts in words, as every message does.
 package clip
 
 import (
@@ -101,4 +101,14 @@ func longWords(l string) string {
 	}
 	flush(len(l))
 	return b.String()
+}
+
+// Plural returns a count and its noun, in the plural unless the count is
+// one: "1 cell", "2 cells", "0 records". A noun whose plural is not its
+// singular and an s is not for this.
+func Plural[N ~int | ~int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(int64(n), 10) + " " + noun + "s"
 }

@@ -49,3 +49,13 @@ func TestMessageBoundsWordsLinesAndCount(t *testing.T) {
 		t.Errorf("a message of %d lines: %d lines kept", 10*Lines, strings.Count(m, "\n"))
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{{Plural(1, "cell"), "1 cell"}, {Plural(0, "record"), "0 records"}, {Plural(int64(12), "member"), "12 members"}, {Plural(-1, "step"), "-1 steps"}} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -32,7 +32,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +47,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/stat"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -234,7 +234,7 @@ func summarize(ms []measurement, clients []string, rounds int) {
 				ratios = append(ratios, mem[i]/bar[i])
 			}
 			fmt.Printf("  %-9s %-23s member %s   bare %s   member/bare %.3f (harness cost %.1f%%), per round %s\n", client, metric.name,
-				spread(mem), spread(bar), median(mem)/median(bar), 100*(1-median(mem)/median(bar)), spreadRatio(ratios))
+				spread(mem), spread(bar), stat.Median(mem)/stat.Median(bar), 100*(1-stat.Median(mem)/stat.Median(bar)), spreadRatio(ratios))
 		}
 	}
 }
@@ -405,22 +405,11 @@ func tailOf(path string) string {
 	return strings.Join(lines[max(0, len(lines)-5):], " | ")
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Sorted(slices.Values(xs))
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
-}
-
 func spread(xs []float64) string {
 	if len(xs) == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%.0f [%.0f – %.0f]", median(xs), slices.Min(xs), slices.Max(xs))
+	return fmt.Sprintf("%.0f [%.0f – %.0f]", stat.Median(xs), slices.Min(xs), slices.Max(xs))
 }
 
 // spreadRatio renders ratios as their median [min – max].
@@ -428,5 +417,5 @@ func spreadRatio(xs []float64) string {
 	if len(xs) == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%.3f [%.3f – %.3f]", median(xs), slices.Min(xs), slices.Max(xs))
+	return fmt.Sprintf("%.3f [%.3f – %.3f]", stat.Median(xs), slices.Min(xs), slices.Max(xs))
 }
