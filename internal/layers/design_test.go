@@ -18,14 +18,15 @@ var designPath = filepath.Join("..", "..", "docs", "design.md")
 // tableRow is one row of the design's layer table: | 0 | `internal/vocab` | ✓ | what |.
 var tableRow = regexp.MustCompile("^\\| *([0-9]+) *\\| *`([^`]+)` *\\| *(✓?) *\\|")
 
-// layerTable reads the layer table that follows the marker line in the
-// design: each package's layer, and which are pure.
-func layerTable(doc string) (layers map[string]int, pure []string, err error) {
+// layerRows reads the rows of the layer table that follows the marker
+// line in the design, in order: each row's layer, package and pure mark
+// (tableRow's submatches).
+func layerRows(doc string) ([][]string, error) {
 	_, rest, ok := strings.Cut(doc, "<!-- layers:")
 	if !ok {
-		return nil, nil, fmt.Errorf("no <!-- layers: ... --> marker before the layer table")
+		return nil, fmt.Errorf("no <!-- layers: ... --> marker before the layer table")
 	}
-	layers = map[string]int{}
+	var rows [][]string
 	lines := strings.Split(rest, "\n")[1:]
 	for i, line := range lines {
 		if strings.TrimSpace(line) == "" {
@@ -36,8 +37,22 @@ func layerTable(doc string) (layers map[string]int, pure []string, err error) {
 		}
 		m := tableRow.FindStringSubmatch(line)
 		if m == nil {
-			return nil, nil, fmt.Errorf("layer table: %q: expected | layer | `package` | ✓ or nothing | what |", line)
+			return nil, fmt.Errorf("layer table: %q: expected | layer | `package` | ✓ or nothing | what |", line)
 		}
+		rows = append(rows, m)
+	}
+	return rows, nil
+}
+
+// layerTable reads the layer table that follows the marker line in the
+// design: each package's layer, and which are pure.
+func layerTable(doc string) (layers map[string]int, pure []string, err error) {
+	rows, err := layerRows(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	layers = map[string]int{}
+	for _, m := range rows {
 		n, _ := strconv.Atoi(m[1])
 		if _, dup := layers[m[2]]; dup {
 			return nil, nil, fmt.Errorf("layer table: %s listed twice", m[2])

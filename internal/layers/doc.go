@@ -10,5 +10,6 @@
 // package: a result can be analysed and reported on a machine with none
 // of them, years later. And package report renders only: it reaches no
 // package that runs the analysis and reads run folders only in its
-// loaders.
+// loaders. Its tests also hold the design's recipes to the vocabulary,
+// and its file map to the tree: every file listed under its package.
 package layers
