@@ -6,8 +6,8 @@
 //	go run ./assign/javabench [-check N] [-shapes quick|full|none|NAME,...] [-strategies all|NAME,...] [-seed S]
 //
 // It builds the Java timing program in this folder with Maven, passing
-// -Dkafka.version from cluster.KafkaVersion, the one place the version is
-// pinned.
+// -Dkafka.version from cluster.KafkaVersion (kafkarelease.Version, where
+// the version is pinned).
 package main
 
 // The command's files: this one runs it; java.go is the Java program's

@@ -7,9 +7,10 @@
 // stream and one global pacer, and hands them to the client (confluent-kafka-go
 // or franz-go) with their partition already chosen by the workload's
 // partitioner, so the same key goes to the same partition whichever client
-// sends it. Every record carries three headers (docs/history.md): producer,
-// seq (its number among its key's records) and intended_t (when the pacer
-// meant it to be sent, in Unix ns). Latency is measured from intended_t, so
+// sends it. Every record carries a stamp at the front of its value
+// (internal/stamp, docs/history.md): its producer, seq (its number among
+// its key's records), intended_t (when the pacer meant it to be sent, in
+// Unix ns) and sent_t. Latency is measured from intended_t, so
 // a stalled client or broker shows up as latency instead of silently
 // lowering the rate (no coordinated omission).
 package loadgen

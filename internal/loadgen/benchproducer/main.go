@@ -6,8 +6,8 @@
 //
 // Both produce N records of 100-byte values with acks=all, idempotence on,
 // and the same linger and batch size, as fast as they can. loadgen runs as
-// it does in a chaos run: keyed records partitioned by murmur2, three
-// headers each, and a `produced` history event and latency sample for
+// it does in a chaos run: keyed records partitioned by murmur2, each value
+// led by its stamp, and a `produced` history event and latency sample for
 // every delivery report. ProducerPerformance sends unkeyed records.
 //
 // On a shared machine a rate drifts with the neighbours' load; the CPU

@@ -1,14 +1,14 @@
 // Command benchmember measures what chaosbench itself costs a consumer:
 // a member (`chaos member`, zero processing cost) against a bare consumer
 // of the same client with the same settings (member.RunBare: no history,
-// no headers read, no bookkeeping), draining the same preloaded topic on
+// no stamp read, no bookkeeping), draining the same preloaded topic on
 // one local broker, in alternating rounds. It prints records/s and records
 // per CPU-second of each, their medians and spread, and the ratio. It
 // backs `make bench-member`.
 //
 // A capacity figure measured by chaosbench describes Kafka and the client
 // only if the harness's own cost is small beside it: the history event a
-// member writes and flushes for every record, the headers it reads, the
+// member writes and flushes for every record, the stamp it reads, the
 // offsets it tracks. This benchmark bounds that cost where it is largest,
 // at zero processing cost; any real processing cost dilutes it.
 //
@@ -239,8 +239,8 @@ func summarize(ms []measurement, clients []string, rounds int) {
 	}
 }
 
-// preload creates the topic and fills it with a workload's records (keys,
-// headers and values exactly as in a chaos run), as fast as the producer
+// preload creates the topic and fills it with a workload's records (keys
+// and stamped values exactly as in a chaos run), as fast as the producer
 // goes.
 func preload(ctx context.Context, adm *kadm.Client, bootstrap, topic, work string, o options) error {
 	if err := cluster.CreateTopic(ctx, adm, topic, int32(o.partitions), 1, nil); err != nil {
