@@ -1,0 +1,422 @@
+package summary
+
+import "encoding/json"
+
+// The results of the checkers, one type per check, as summary.json holds
+// them (docs/summary.md gives every field).
+
+// Stats summarises a set of durations, in milliseconds. Percentiles are
+// nearest-rank: the p-th percentile of n sorted values is the value at
+// rank ceil(p/100*n).
+type Stats struct {
+	Count int     `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P95   float64 `json:"p95_ms"`
+	Max   float64 `json:"max_ms"`
+	Sum   float64 `json:"sum_ms"`
+}
+
+// Disruption is a chaos step or a membership change, and the window until
+// every partition it affected was live again (docs/summary.md explains
+// how they are derived).
+type Disruption struct {
+	ID int `json:"id"` // 1-based, in order of start
+	// Cause is "chaos" (a chaos step) or "rebalance" (a membership change
+	// no chaos step caused: a member joining, a session timeout).
+	Cause  string          `json:"cause"`
+	Action string          `json:"action,omitempty"`
+	Target string          `json:"target,omitempty"`
+	Step   int             `json:"step,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Err    string          `json:"err,omitempty"`
+	// PartitionsFrom and PartitionsTo are an add_partitions step's
+	// partition counts before and after; NewPartitions counts those it
+	// created and TakeOnMs is the time the group took to take them all on
+	// (the last one's first assignment; absent while one never was).
+	PartitionsFrom int      `json:"partitions_from,omitempty"`
+	PartitionsTo   int      `json:"partitions_to,omitempty"`
+	NewPartitions  int      `json:"new_partitions,omitempty"`
+	TakeOnMs       *float64 `json:"take_on_ms,omitempty"`
+	// Trigger describes an unplanned disruption: "lost by m3.0",
+	// "join m4.0", "revoked by m2.0", "exit m2.0".
+	Trigger string `json:"trigger,omitempty"`
+	Phase   string `json:"phase,omitempty"` // the phase it started in
+	StartT  int64  `json:"start_t"`
+	// EndT is the end of the window; 0 when it never ended (Unfinished).
+	EndT       int64    `json:"end_t,omitempty"`
+	WindowMs   *float64 `json:"window_ms"`
+	Unfinished bool     `json:"unfinished,omitempty"`
+
+	// Partitions affected: ownership ended while this disruption was the
+	// cause. IdlePartitions had nothing to consume and were measured to
+	// their assignment; UnfinishedPartitions were never live again.
+	Partitions           int   `json:"partitions"`
+	IdlePartitions       int   `json:"idle_partitions,omitempty"`
+	UnfinishedPartitions int   `json:"unfinished_partitions,omitempty"`
+	Pause                Stats `json:"pause"`
+	// TargetPause and OtherPause split Pause into its two populations
+	// (docs/summary.md): the pauses of the disruption's own partitions
+	// (its subject's, or those it created) and of the others.
+	TargetPause      Stats   `json:"target_pause"`
+	OtherPause       Stats   `json:"other_pause"`
+	PartitionSeconds float64 `json:"partition_seconds"`
+	GroupStopMs      float64 `json:"group_stop_ms"`
+	// KeptStallMs is the longest a partition that kept its owner through
+	// the disruption waited to be processed (docs/summary.md);
+	// KeptStallPartition is that partition.
+	KeptStallMs        float64  `json:"kept_stall_ms"`
+	KeptStallPartition *int32   `json:"kept_stall_partition,omitempty"`
+	RecoveryMs         *float64 `json:"recovery_ms"`
+	RecoveryNote       string   `json:"recovery_note,omitempty"`
+	// RateBefore (records per second) and LagBefore are the steady state
+	// the recovery compares with (docs/summary.md).
+	RateBefore float64 `json:"rate_before,omitempty"`
+	LagBefore  int64   `json:"lag_before,omitempty"`
+	Duplicates int64   `json:"duplicates"`
+	// UncommittedBound is the cross-check's bound: the records the failed
+	// owners had processed at or above the group's committed offset.
+	UncommittedBound int64 `json:"uncommitted_bound"`
+	// Moved counts partitions whose owner at the end of the window
+	// differs from the one at its start; MinMoves the fewest any balanced
+	// assignment of the members at the end needed; Reassignments every
+	// time a partition went to a member other than its last owner.
+	Moved         int `json:"moved"`
+	MinMoves      int `json:"min_moves"`
+	Reassignments int `json:"reassignments"`
+	// Generations counts the distinct group generations (or member
+	// epochs) of the assignment events attributed to it.
+	Generations int `json:"generations"`
+	// MovementKnown is false when the window never closed.
+	MovementKnown bool `json:"movement_known"`
+	// MovementIn is set when this window overlapped an earlier one: the
+	// movement of both is counted once, on disruption MovementIn.
+	MovementIn int `json:"movement_in,omitempty"`
+}
+
+// PartitionPause is one partition's pause.
+type PartitionPause struct {
+	Disruption int     `json:"disruption"`
+	Partition  int32   `json:"partition"`
+	From       string  `json:"from,omitempty"` // the owner that stopped, "m1.0"
+	To         string  `json:"to,omitempty"`   // the owner that took over
+	StartT     int64   `json:"start_t"`
+	Ms         float64 `json:"ms"`
+	// Idle: the partition had nothing to consume; measured to the
+	// assignment (or resume) instead of the first processed record.
+	Idle bool `json:"idle,omitempty"`
+	// Unfinished: never live again before the history ended; Ms runs to
+	// the end of the history.
+	Unfinished bool `json:"unfinished,omitempty"`
+	// Target: the partition was the disruption's own (its subject's, or
+	// created by it); otherwise the rebalance took it from another member.
+	Target bool `json:"target,omitempty"`
+}
+
+// PauseResult is the partition pause (docs/design.md, "Partition pause").
+type PauseResult struct {
+	Check
+	// Headline statistics, over the pauses of every disruption that did
+	// not start before the steady phase (start, warmup), finished ones
+	// only.
+	Stats Stats `json:"stats"`
+	// TargetStats and OtherStats split Stats into the pauses of the
+	// disruptions' own partitions and of the others (docs/summary.md).
+	TargetStats      Stats   `json:"target_stats"`
+	OtherStats       Stats   `json:"other_stats"`
+	PartitionSeconds float64 `json:"partition_seconds"`
+	Idle             int     `json:"idle"`
+	Unfinished       int     `json:"unfinished"`
+	// Pauses lists every pause (bounded by partitions x disruptions).
+	Pauses []PartitionPause `json:"pauses"`
+}
+
+// GroupStopResult is the group stop (docs/design.md, "Group stop").
+type GroupStopResult struct {
+	Check
+	// MaxMs is the longest stop over the counted disruptions.
+	MaxMs float64 `json:"max_ms"`
+	// Disruptions counts those with a stop longer than zero.
+	Disruptions int `json:"disruptions"`
+	// KeptStallMaxMs is the longest stall of a kept partition over the
+	// counted disruptions: the stop of the partitions an incremental
+	// rebalance did not move. Always set by Analyze; nil in summaries
+	// written before it was measured.
+	KeptStallMaxMs *float64 `json:"kept_stall_max_ms,omitempty"`
+}
+
+// RecoveryResult is the recovery time (docs/design.md, "Recovery time").
+type RecoveryResult struct {
+	Check
+	// MaxMs is the longest recovery over the counted disruptions that
+	// recovered; NotRecovered counts those that did not.
+	MaxMs        float64 `json:"max_ms"`
+	Recovered    int     `json:"recovered"`
+	NotRecovered int     `json:"not_recovered"`
+	// RateWindowMs and BaselineMs are the windows used (docs/summary.md).
+	RateWindowMs float64 `json:"rate_window_ms"`
+	BaselineMs   float64 `json:"baseline_ms"`
+}
+
+// DuplicatesResult is the duplicate check (docs/design.md, "Duplicate").
+type DuplicatesResult struct {
+	Check
+	Count int64 `json:"count"`
+	// Unattributed counts duplicates of partitions that had no ownership
+	// change before them.
+	Unattributed int64 `json:"unattributed"`
+	// ByDisruption maps disruption id to its duplicates.
+	ByDisruption map[int]int64 `json:"by_disruption,omitempty"`
+	// BeyondUncommitted counts handovers where the duplicates exceeded the
+	// records the failed owner had processed above the committed offset
+	// (the cross-check).
+	BeyondUncommitted int `json:"beyond_uncommitted"`
+}
+
+// LossResult is the loss check (docs/design.md, "Loss").
+type LossResult struct {
+	Check
+	Acknowledged int64 `json:"acknowledged"`
+	// Lost counts acknowledged records never processed: Skipped (below a
+	// processed offset of their partition: the group moved past them) and
+	// Tail (above every processed offset: never reached).
+	Lost    int64 `json:"lost"`
+	Skipped int64 `json:"skipped"`
+	Tail    int64 `json:"tail"`
+	// Late counts records first processed after the drain phase ended.
+	Late int64 `json:"late"`
+	// Unacknowledged counts records processed whose produced event has no
+	// acknowledgement (an ambiguous or failed send that landed anyway).
+	Unacknowledged int64 `json:"unacknowledged_processed"`
+	// CommittedAhead counts lost records a commit covered before they
+	// were processed (commitahead.go); Unexplained the lost records no
+	// commit covered. AheadCommits lists those commits (at most 100, in
+	// time order; AheadCommitsTotal counts them all).
+	CommittedAhead    int64         `json:"committed_ahead"`
+	Unexplained       int64         `json:"unexplained"`
+	AheadCommits      []AheadCommit `json:"ahead_commits,omitempty"`
+	AheadCommitsTotal int           `json:"ahead_commits_total,omitempty"`
+}
+
+// AheadCommit is a commit that covered records before they were
+// processed, and lost them: they were never processed.
+type AheadCommit struct {
+	Member    string `json:"member"` // the committing incarnation, "m2.0"
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"` // the committed offset
+	T         int64  `json:"t"`
+	Auto      bool   `json:"auto,omitempty"`
+	// Lost counts the records it lost; Offsets are the first few runs of
+	// them ("15-19").
+	Lost    int64    `json:"lost"`
+	Offsets []string `json:"offsets,omitempty"`
+}
+
+// OrderingResult is the per-key ordering check (docs/design.md, "Ordering
+// violation").
+type OrderingResult struct {
+	Check
+	Keys int64 `json:"keys"`
+	// Reorders counts every reorder; by cause: PartitionChange (the key's
+	// records moved partition: partitions were added), Zombie (processed by
+	// a member that no longer owned the partition) and SamePartition (the
+	// log itself is out of order: a producer without idempotence, or a bug).
+	Reorders        int64 `json:"reorders"`
+	PartitionChange int64 `json:"partition_change"`
+	Zombie          int64 `json:"zombie"`
+	SamePartition   int64 `json:"same_partition"`
+	// ProducerDuplicates counts records whose producer, key and seq were
+	// processed before at another offset: written twice by the producer.
+	ProducerDuplicates int64 `json:"producer_duplicates"`
+}
+
+// OverlapResult is the zombie check (docs/design.md, "Overlap").
+type OverlapResult struct {
+	Check
+	Events    int64 `json:"events"`
+	Incidents int   `json:"incidents"` // distinct (A, p, B)
+	// Unowned counts processed events for a partition no member owned.
+	Unowned int64 `json:"unowned"`
+	// InFlight counts records the target of a chaos step that stops its
+	// member processed after the step, before the step reached it (the
+	// record in hand: pause.go): neither zombie nor unowned processing.
+	InFlight int64 `json:"in_flight"`
+}
+
+// SkewResult is the load skew (docs/design.md, "Skew").
+type SkewResult struct {
+	Check
+	// RecordsPerPartition counts acknowledged records per partition (first
+	// processings when the history has no produced events).
+	RecordsPerPartition []int64 `json:"records_per_partition"`
+	MaxOverMean         float64 `json:"max_over_mean"`
+	CV                  float64 `json:"cv"`
+	HottestShare        float64 `json:"hottest_share"`
+	HottestPartition    int32   `json:"hottest_partition"`
+	// Members: records processed per second of ownership, per member
+	// (by name, across incarnations).
+	Members []MemberLoad `json:"members"`
+	// PartitionsPerMember is the assignment at the end of traffic;
+	// MaxSpread the largest max-min over the settled assignments.
+	PartitionsPerMember map[string]int `json:"partitions_per_member"`
+	Spread              int            `json:"spread"`
+	MaxSpread           int            `json:"max_spread"`
+	// The load each member carried (load.go): LoadMaxOverMean over the
+	// run (records per owned second, members owning for at least a
+	// second), PartitionsMaxOverMean at the end of traffic, and Load per
+	// settled interval (after each disruption).
+	LoadMaxOverMean       float64        `json:"load_max_over_mean"`
+	PartitionsMaxOverMean float64        `json:"partitions_max_over_mean"`
+	Load                  []LoadInterval `json:"load"`
+}
+
+// LoadInterval is the load per member in one settled interval: from the
+// steady state or a disruption's end to the next pause or the end of
+// traffic.
+type LoadInterval struct {
+	// After is the disruption it follows (0: before the first).
+	After   int   `json:"after"`
+	StartT  int64 `json:"start_t"`
+	EndT    int64 `json:"end_t"`
+	Members int   `json:"members"`
+	// Records processed in it (redeliveries included); max over mean per
+	// member, and partitions per member at its start, max over mean.
+	Records               int64   `json:"records"`
+	RecordsMaxOverMean    float64 `json:"records_max_over_mean"`
+	PartitionsMaxOverMean float64 `json:"partitions_max_over_mean"`
+}
+
+// MemberLoad is one member's share of the work.
+type MemberLoad struct {
+	Member        string  `json:"member"`
+	Processed     int64   `json:"processed"`
+	OwnedSeconds  float64 `json:"owned_seconds"`
+	RecordsPerSec float64 `json:"records_per_owned_second"`
+}
+
+// MovementResult is the movement check (docs/design.md, "Movement").
+type MovementResult struct {
+	Check
+	Moved         int `json:"moved"`
+	MinMoves      int `json:"min_moves"`
+	Reassignments int `json:"reassignments"`
+	// Stickiness is MinMoves / Moved over the counted disruptions (1 when
+	// nothing moved): 1 is as sticky as a balanced assignment can be.
+	Stickiness float64 `json:"stickiness"`
+}
+
+// LatencyResult is the produce-to-process latency (docs/design.md, "Latency").
+type LatencyResult struct {
+	Check
+	Steady     LatencySummary `json:"steady"`
+	Disruption LatencySummary `json:"disruption"`
+	// Negative counts records processed before their intended send time
+	// (clock skew between hosts); they are recorded as 0.
+	Negative int64 `json:"negative"`
+	// Overflow counts records whose latency exceeded the histograms' hour;
+	// they are recorded as one hour.
+	Overflow int64 `json:"overflow"`
+}
+
+// LatencySummary summarises one HdrHistogram.
+type LatencySummary struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean_ms"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p999_ms"`
+	Max   float64 `json:"max_ms"`
+	// Percentiles is the distribution, for plots.
+	Percentiles []Percentile `json:"percentiles,omitempty"`
+}
+
+// Percentile is one point of a latency distribution.
+type Percentile struct {
+	P  float64 `json:"p"`
+	Ms float64 `json:"ms"`
+}
+
+// Timeline is the group's processing over time in fixed bins, for the
+// throughput and lag plots and the recovery time.
+type Timeline struct {
+	StartT int64   `json:"start_t"`
+	BinMs  float64 `json:"bin_ms"`
+	// Processed counts processed events per bin (duplicates included);
+	// Acked acknowledged produced records; Lag is the group's lag at the
+	// end of each bin: the sum over partitions of the highest acknowledged
+	// offset minus the highest processed offset (at least 0).
+	Processed []int64 `json:"processed"`
+	Acked     []int64 `json:"acked"`
+	Lag       []int64 `json:"lag"`
+	// Marks are the chaos steps and phases, for plots.
+	Marks []Mark `json:"marks,omitempty"`
+}
+
+// Mark is a labelled instant on the timeline.
+type Mark struct {
+	T     int64  `json:"t"`
+	Label string `json:"label"`
+	Kind  string `json:"kind"` // "chaos" or "phase"
+}
+
+// HostResult is the host check (docs/summary.md, `host`): whether the
+// machine, not the group, set the cell's timings. Figures are over the
+// measured time (the steady phase to the end of the drain); a figure the
+// history has nothing for is absent.
+type HostResult struct {
+	Check
+	// Measured: the history has probe events or send times; Saturated:
+	// a signal passed its threshold, and the timing checks are unknown.
+	Measured  bool `json:"measured"`
+	Saturated bool `json:"saturated"`
+	// Probes counts the probe events read (a process's second each).
+	Probes int `json:"probes"`
+	// The host's CPU, from the driver's probe: seconds sampled, seconds at
+	// or above the busy threshold, the busy share's median and 90th
+	// percentile, the stolen share's median, and the cores counted.
+	CPUSeconds          int     `json:"cpu_seconds"`
+	CPUSaturatedSeconds int     `json:"cpu_saturated_seconds"`
+	CPUBusyP50          float64 `json:"cpu_busy_p50"`
+	CPUBusyP90          float64 `json:"cpu_busy_p90"`
+	CPUStealP50         float64 `json:"cpu_steal_p50"`
+	// CPUHarnessP50 is the median share of the host's CPU the harness
+	// used (the driver and its descendants: producer, members, a local
+	// cluster's brokers); the rest of cpu_busy was other work's.
+	CPUHarnessP50 float64 `json:"cpu_harness_p50"`
+	CPUs          int     `json:"cpus,omitempty"`
+	// The producer's lag behind its schedule (send minus intended time).
+	ProducerLagP99Ms *float64 `json:"producer_lag_p99_ms,omitempty"`
+	ProducerLagMaxMs *float64 `json:"producer_lag_max_ms,omitempty"`
+	// The harness processes' timer drift, over their per-second maxima.
+	DriftP99Ms *float64 `json:"drift_p99_ms,omitempty"`
+	DriftMaxMs *float64 `json:"drift_max_ms,omitempty"`
+	// Members' poll-loop overruns no chaos step explains, over their
+	// per-second maxima, and the member with the longest.
+	OverrunP99Ms  *float64 `json:"overrun_p99_ms,omitempty"`
+	OverrunMaxMs  *float64 `json:"overrun_max_ms,omitempty"`
+	OverrunMember string   `json:"overrun_member,omitempty"`
+	// ExplainedSeconds counts members' seconds left out because a chaos
+	// step acted on the member then.
+	ExplainedSeconds int `json:"explained_seconds"`
+	// GCPauseMaxMs is the longest GC pause any probe saw.
+	GCPauseMaxMs float64 `json:"gc_pause_max_ms"`
+	// Thresholds are the ones applied (HostOptions).
+	Thresholds HostOptions `json:"thresholds"`
+}
+
+// HostOptions are the host check's thresholds (docs/summary.md, `host`).
+type HostOptions struct {
+	// CPUBusy and CPUSeconds: saturated when the host's CPU was at least
+	// CPUBusy busy in at least CPUSeconds of the measured seconds.
+	// Defaults 0.95 and 0.5.
+	CPUBusy, CPUSeconds float64
+	// ProducerLag: saturated when the producer's p99 lag behind its
+	// schedule exceeds it (ms). Default 100.
+	ProducerLag float64
+	// Drift: saturated when the harness processes' p99 timer drift
+	// exceeds it (ms). Default 50.
+	Drift float64
+	// Overrun: saturated when a member's poll loop overran by more than
+	// this (ms) in a second no chaos step explains. Default 1000.
+	Overrun float64
+}
