@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/stat"
@@ -36,15 +38,44 @@ func (t Threshold) String() string {
 
 // CompareOptions tune Compare.
 type CompareOptions struct {
-	// Alpha is the significance level of the rank test. Default 0.05.
+	// Alpha is the family-wise error rate: the chance, over every metric
+	// of every group compared, that unchanged code gives a significant
+	// change. Default 0.05.
 	Alpha float64
+	// Correction is how the p-values of the family are corrected: Holm
+	// (the default) or NoCorrection (each test at Alpha alone).
+	Correction Correction
 	// Default applies to metrics without their own threshold. Default
 	// 10% relative, nothing absolute.
-	Default    *Threshold
-	Thresholds map[string]Threshold
+	Default *Threshold
+	// Thresholds are per metric, by name; GroupThresholds per group and
+	// metric, by the group's key (Key.String) and the metric's name, and
+	// take precedence (a calibration gives them: chaos calibrate).
+	Thresholds      map[string]Threshold
+	GroupThresholds map[string]map[string]Threshold
 }
 
-func (o CompareOptions) threshold(name string) Threshold {
+// Correction is a correction of a family of p-values for testing many.
+type Correction string
+
+const (
+	// Holm is Holm's step-down correction: the smallest p-value is held
+	// to Alpha/m, the next to Alpha/(m-1), and so on, until one fails. It
+	// bounds the chance of any false significance in the family by Alpha
+	// whatever the metrics' dependence (they are far from independent:
+	// a pause's p50 and p95 move together), and rejects everything
+	// Bonferroni does and more.
+	Holm Correction = "holm"
+	// NoCorrection tests each metric at Alpha alone: with twenty metrics
+	// in each of six groups, chance alone then gives a significant change
+	// most nights.
+	NoCorrection Correction = "none"
+)
+
+func (o CompareOptions) threshold(k Key, name string) Threshold {
+	if t, ok := o.GroupThresholds[k.String()][name]; ok {
+		return t
+	}
 	if t, ok := o.Thresholds[name]; ok {
 		return t
 	}
@@ -71,12 +102,18 @@ type Change struct {
 	// (±Inf from zero, NaN when both are zero).
 	Delta, Relative float64
 	// P is the two-sided p-value of the Mann-Whitney U test (exact); NaN
-	// when either side has fewer than two samples.
-	P           float64
-	Significant bool
-	Worse       bool
-	Regression  bool
-	Threshold   Threshold
+	// when either side has fewer than two samples. PAdjusted is it
+	// corrected for the family (Holm's adjusted p-value): significant
+	// when below Alpha.
+	P, PAdjusted float64
+	Significant  bool
+	Worse        bool
+	Regression   bool
+	Threshold    Threshold
+	// NotJudged says why the metric is not judged ("" when it is): the
+	// two sides' summaries were written by analyses whose definitions of
+	// it differ.
+	NotJudged string
 }
 
 // GroupComparison compares one (strategy, commit policy, client).
@@ -113,6 +150,12 @@ type Comparison struct {
 	Groups      []*GroupComparison
 	// OnlyBase and OnlyCand are groups found on one side only.
 	OnlyBase, OnlyCand []Key
+	// Tests is the size of the family of tests the correction covers.
+	Tests int
+	// Revisions: the oldest and newest analysis revision of each side's
+	// summaries; Unjudged the metrics not judged because of them.
+	BaseRevisions, CandRevisions [2]int
+	Unjudged                     []string
 }
 
 // Regressions counts every regression.
@@ -134,7 +177,19 @@ func Compare(base, cand *Run, o CompareOptions) *Comparison {
 	if o.Alpha <= 0 {
 		o.Alpha = 0.05
 	}
+	if o.Correction == "" {
+		o.Correction = Holm
+	}
 	c := &Comparison{Base: base, Cand: cand, Options: o, Environment: compareEnvironments(base, cand)}
+	c.BaseRevisions[0], c.BaseRevisions[1] = base.Revisions()
+	c.CandRevisions[0], c.CandRevisions[1] = cand.Revisions()
+	same := SameAnalysis(base, cand)
+	oldest := min(c.BaseRevisions[0], c.CandRevisions[0])
+	for _, m := range Metrics {
+		if !same && oldest < m.Changed {
+			c.Unjudged = append(c.Unjudged, m.Name)
+		}
+	}
 	cg := map[Key]*Group{}
 	for _, g := range cand.Groups {
 		cg[g.Key] = g
@@ -158,7 +213,12 @@ func Compare(base, cand *Run, o CompareOptions) *Comparison {
 				continue
 			}
 			ch := Change{Metric: m, Base: bs, Cand: cs, BaseSpread: SpreadOf(bs), CandSpread: SpreadOf(cs),
-				BaseMedian: Median(bs), CandMedian: Median(cs), P: math.NaN(), Threshold: o.threshold(m.Name)}
+				BaseMedian: Median(bs), CandMedian: Median(cs), P: math.NaN(), PAdjusted: math.NaN(),
+				Threshold: o.threshold(bg.Key, m.Name)}
+			if slices.Contains(c.Unjudged, m.Name) {
+				ch.NotJudged = fmt.Sprintf("its definition changed in analysis revision %d; the baseline's summaries are of revision %d and the candidate's of %d (analyse both with this build, or record the baseline again)",
+					m.Changed, c.BaseRevisions[0], c.CandRevisions[0])
+			}
 			ch.Delta = ch.CandMedian - ch.BaseMedian
 			switch {
 			case ch.Delta == 0:
@@ -168,13 +228,10 @@ func Compare(base, cand *Run, o CompareOptions) *Comparison {
 			default:
 				ch.Relative = ch.Delta / math.Abs(ch.BaseMedian)
 			}
-			if len(bs) >= 2 && len(cs) >= 2 {
+			if len(bs) >= 2 && len(cs) >= 2 && ch.NotJudged == "" {
 				ch.P = MannWhitneyP(bs, cs)
-				ch.Significant = ch.P < o.Alpha
 			}
 			ch.Worse = (m.LowerIsBetter && ch.Delta > 0) || (!m.LowerIsBetter && ch.Delta < 0)
-			ch.Regression = ch.Significant && ch.Worse &&
-				math.Abs(ch.Relative) > ch.Threshold.Relative && math.Abs(ch.Delta) > ch.Threshold.Absolute
 			gc.Changes = append(gc.Changes, ch)
 		}
 		c.Groups = append(c.Groups, gc)
@@ -184,7 +241,57 @@ func Compare(base, cand *Run, o CompareOptions) *Comparison {
 			c.OnlyCand = append(c.OnlyCand, g.Key)
 		}
 	}
+	c.judge()
 	return c
+}
+
+// judge corrects the family's p-values and marks each change: significant
+// when its corrected p-value is below Alpha, a regression when it is
+// significant, worse, and beyond its threshold.
+func (c *Comparison) judge() {
+	var family []*Change
+	for _, g := range c.Groups {
+		for i := range g.Changes {
+			if !math.IsNaN(g.Changes[i].P) {
+				family = append(family, &g.Changes[i])
+			}
+		}
+	}
+	c.Tests = len(family)
+	ps := make([]float64, len(family))
+	for i, ch := range family {
+		ps[i] = ch.P
+	}
+	adjusted := ps
+	if c.Options.Correction == Holm {
+		adjusted = HolmAdjust(ps)
+	}
+	for i, ch := range family {
+		ch.PAdjusted = adjusted[i]
+		ch.Significant = ch.PAdjusted < c.Options.Alpha
+		ch.Regression = ch.Significant && ch.Worse &&
+			math.Abs(ch.Relative) > ch.Threshold.Relative && math.Abs(ch.Delta) > ch.Threshold.Absolute
+	}
+}
+
+// HolmAdjust returns Holm's adjusted p-values of a family, in its order:
+// with the p-values sorted, p(k) of m becomes the largest of
+// min(1, (m-j+1) p(j)) for j up to k. A test is significant at level
+// alpha, family-wise, when its adjusted p-value is below alpha.
+func HolmAdjust(ps []float64) []float64 {
+	m := len(ps)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ps[order[a]] < ps[order[b]] })
+	out := make([]float64, m)
+	running := 0.0
+	for k, i := range order {
+		running = math.Max(running, math.Min(1, float64(m-k)*ps[i]))
+		out[i] = running
+	}
+	return out
 }
 
 func countVerdict(g *Group, v summary.Verdict) int {
@@ -296,14 +403,18 @@ func MinP(n1, n2 int) float64 {
 func WriteComparison(w io.Writer, c *Comparison) error {
 	e := &ewriter{w: bufio.NewWriter(w)}
 	e.printf("# chaosbench compare\n\n")
-	e.printf("Baseline `%s` (%d cells), candidate `%s` (%d cells). Each group's iterations are its samples; a change is significant when the Mann-Whitney U test (exact, two-sided) gives p < %g, and a regression when it is significant, worse, and beyond the metric's threshold.\n\n",
-		c.Base.Dir, len(c.Base.Cells), c.Cand.Dir, len(c.Cand.Cells), c.Options.Alpha)
+	e.printf("Baseline `%s` (%d cells), candidate `%s` (%d cells). Each group's iterations are its samples; a change is significant when the Mann-Whitney U test (exact, two-sided) gives p < %g %s, and a regression when it is significant, worse, and beyond the metric's threshold.\n\n",
+		c.Base.Dir, len(c.Base.Cells), c.Cand.Dir, len(c.Cand.Cells), c.Options.Alpha, correctionText(c))
 	if n := c.Regressions(); n > 0 {
 		e.printf("**Result: %d regression%s.**\n\n", n, map[bool]string{true: "", false: "s"}[n == 1])
 	} else {
 		e.printf("**Result: no regression.**\n\n")
 	}
 	writeEnvironment(e, c.Environment)
+	if len(c.Unjudged) > 0 {
+		e.printf("**Not judged: %s.** The baseline's summaries were written by analysis revision %s, the candidate's by %s, and these metrics' definitions changed since (docs/summary.md, \"Revisions\"). The baseline's histories are not kept, so they cannot be analysed again: record the baseline again with this build.\n\n",
+			strings.Join(c.Unjudged, ", "), revisionText(c.BaseRevisions), revisionText(c.CandRevisions))
+	}
 	for _, k := range c.OnlyBase {
 		e.printf("- %s: in the baseline only\n", k)
 	}
@@ -317,21 +428,23 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 		nb, nc := len(g.Base.Cells), len(g.Cand.Cells)
 		e.printf("## %s\n\n", g.Key)
 		e.printf("Baseline %s, candidate %s; %d vs %d iterations", groupVerdict(g.Base), groupVerdict(g.Cand), nb, nc)
-		if mp := MinP(nb, nc); mp >= c.Options.Alpha {
-			e.printf(" (too few for significance: the smallest possible p is %.3g; run more with chaos run --repeat)", mp)
+		if mp, need := MinP(nb, nc), c.levelNeeded(); mp >= need {
+			e.printf(" (too few for significance: the smallest possible p is %.3g, and the family of %d tests needs below %.3g; run more with chaos run --repeat)", mp, c.Tests, need)
 		}
 		e.printf(".\n\n")
 		if g.VerdictRegression != "" {
 			e.printf("**Regression: %s.**\n\n", g.VerdictRegression)
 		}
-		e.printf("| metric | baseline: median (min – max) | candidate: median (min – max) | change | p | |\n|---|---:|---:|---:|---:|---|\n")
+		e.printf("| metric | baseline: median (min – max) | candidate: median (min – max) | change | p | p, corrected | |\n|---|---:|---:|---:|---:|---:|---|\n")
 		for _, ch := range g.Changes {
-			p := "–"
+			p, pa := "–", "–"
 			if !math.IsNaN(ch.P) {
-				p = fmt.Sprintf("%.3g", ch.P)
+				p, pa = fmt.Sprintf("%.3g", ch.P), fmt.Sprintf("%.3g", ch.PAdjusted)
 			}
 			mark := ""
 			switch {
+			case ch.NotJudged != "":
+				mark = "not judged (definition changed)"
 			case ch.Regression:
 				mark = fmt.Sprintf("**regression** (threshold %s)", ch.Threshold)
 			case ch.Significant && ch.Worse:
@@ -339,7 +452,7 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 			case ch.Significant:
 				mark = "better"
 			}
-			e.printf("| %s | %s | %s | %s | %s | %s |\n", ch.Metric.Label, formatSpread(ch.Metric, ch.BaseSpread), formatSpread(ch.Metric, ch.CandSpread), formatChange(ch), p, mark)
+			e.printf("| %s | %s | %s | %s | %s | %s | %s |\n", ch.Metric.Label, formatSpread(ch.Metric, ch.BaseSpread), formatSpread(ch.Metric, ch.CandSpread), formatChange(ch), p, pa, mark)
 		}
 		e.printf("\n")
 	}
@@ -394,4 +507,68 @@ func formatChange(ch Change) string {
 		return sign + abs
 	}
 	return fmt.Sprintf("%s%s (%s%.0f%%)", sign, abs, sign, math.Abs(ch.Relative)*100)
+}
+
+// Revisions is the range of analysis revisions (summary.Revision) that
+// wrote a run's summaries: 0 for a summary written before revisions were
+// recorded.
+func (r *Run) Revisions() (lo, hi int) {
+	for i, c := range r.Cells {
+		v := c.S.Analysis.Revision
+		if i == 0 || v < lo {
+			lo = v
+		}
+		hi = max(hi, v)
+	}
+	return lo, hi
+}
+
+// Reanalysable reports whether every cell of the run holds its histories,
+// so that the current analysis can read it again.
+func (r *Run) Reanalysable() bool {
+	for _, c := range r.Cells {
+		if !c.Histories {
+			return false
+		}
+	}
+	return len(r.Cells) > 0
+}
+
+// SameAnalysis reports whether one revision of the analysis wrote every
+// summary of both sides: then every metric means the same on both.
+func SameAnalysis(base, cand *Run) bool {
+	blo, bhi := base.Revisions()
+	clo, chi := cand.Revisions()
+	return blo == bhi && clo == chi && blo == clo
+}
+
+// correctionText says how the family's p-values are corrected.
+func correctionText(c *Comparison) string {
+	if c.Options.Correction == Holm {
+		return fmt.Sprintf("after Holm's correction for the %d tests of the comparison (the chance that unchanged code shows any significant change is at most %g)", c.Tests, c.Options.Alpha)
+	}
+	return "for each metric alone (no correction for testing many)"
+}
+
+// levelNeeded is the p-value the family's most significant test must be
+// below: Alpha over the family's size under Holm's correction.
+func (c *Comparison) levelNeeded() float64 {
+	if c.Options.Correction == Holm && c.Tests > 0 {
+		return c.Options.Alpha / float64(c.Tests)
+	}
+	return c.Options.Alpha
+}
+
+// revisionText renders a side's revision range.
+func revisionText(r [2]int) string {
+	name := func(v int) string {
+		if v == 0 {
+			return "0 (before revisions were recorded)"
+		}
+		return strconv.Itoa(v)
+	}
+	if r[0] == r[1] {
+		return name(r[0])
+	}
+	return name(r[0]) + " to " + name(r[1])
 }

@@ -130,13 +130,18 @@ func find(g *GroupComparison, name string) Change {
 
 func TestCompareRegressions(t *testing.T) {
 	k := Key{"sticky", "sync-batch", "franz"}
-	base := &Run{Dir: "base", Groups: []*Group{group(k, []float64{100, 110, 105, 98, 102}, []int64{10, 12, 11, 9, 10})}}
-	// Pauses clearly worse (+50%), duplicates the same.
-	worse := &Run{Dir: "cand", Groups: []*Group{group(k, []float64{150, 160, 155, 149, 152}, []int64{11, 10, 12, 10, 9})}}
+	base := &Run{Dir: "base", Groups: []*Group{group(k, []float64{100, 110, 105, 98, 102, 99, 104, 101}, []int64{10, 12, 11, 9, 10, 11, 10, 12})}}
+	// Pauses clearly worse (+50%), duplicates the same: eight iterations a
+	// side are enough for a fully separated metric to pass Holm's
+	// correction over the comparison's family of tests.
+	worse := &Run{Dir: "cand", Groups: []*Group{group(k, []float64{150, 160, 155, 149, 152, 151, 158, 153}, []int64{11, 10, 12, 10, 9, 12, 11, 10})}}
 	c := Compare(base, worse, CompareOptions{})
 	g := c.Groups[0]
-	if ch := find(g, "pause_p95_ms"); !ch.Regression || !ch.Significant || ch.P > 0.01 {
-		t.Errorf("pause p95 +50%%: regression %v, significant %v, p %g; want a significant regression", ch.Regression, ch.Significant, ch.P)
+	if ch := find(g, "pause_p95_ms"); !ch.Regression || !ch.Significant || ch.P > 0.001 || ch.PAdjusted >= 0.05 || ch.PAdjusted < ch.P {
+		t.Errorf("pause p95 +50%%: regression %v, significant %v, p %g (adjusted %g); want a significant regression", ch.Regression, ch.Significant, ch.P, ch.PAdjusted)
+	}
+	if c.Tests < 10 {
+		t.Errorf("a family of %d tests: every metric with samples on both sides is one", c.Tests)
 	}
 	if ch := find(g, "duplicates"); ch.Significant || ch.Regression {
 		t.Errorf("duplicates unchanged: significant %v (p %g), regression %v", ch.Significant, ch.P, ch.Regression)
@@ -155,6 +160,18 @@ func TestCompareRegressions(t *testing.T) {
 	if c.Regressions() != 0 {
 		t.Errorf("an improvement counted %d regressions", c.Regressions())
 	}
+	// Five iterations a side: fully separated, the rank test's smallest
+	// p-value (0.008) is significant alone but not once corrected for the
+	// family, and a comparison without the correction finds what the
+	// corrected one cannot.
+	five := &Run{Groups: []*Group{group(k, []float64{100, 110, 105, 98, 102}, []int64{10, 12, 11, 9, 10})}}
+	fiveWorse := &Run{Groups: []*Group{group(k, []float64{150, 160, 155, 149, 152}, []int64{11, 10, 12, 10, 9})}}
+	if c := Compare(five, fiveWorse, CompareOptions{}); c.Regressions() != 0 {
+		t.Errorf("5 vs 5 under Holm: %d regressions, want 0 (p 0.008 over a family of %d)", c.Regressions(), c.Tests)
+	}
+	if c := Compare(five, fiveWorse, CompareOptions{Correction: NoCorrection}); c.Regressions() != 3 {
+		t.Errorf("5 vs 5 without correction: %d regressions, want 3", c.Regressions())
+	}
 	// Too few iterations: never significant.
 	one := &Run{Groups: []*Group{group(k, []float64{100}, []int64{1})}}
 	oneWorse := &Run{Groups: []*Group{group(k, []float64{1000}, []int64{100})}}
@@ -162,7 +179,7 @@ func TestCompareRegressions(t *testing.T) {
 		t.Errorf("one iteration per side gave %d regressions", c.Regressions())
 	}
 	// An invalid candidate cell is a regression whatever the numbers.
-	inv := &Run{Groups: []*Group{group(k, []float64{100, 110, 105, 98, 102}, []int64{10, 12, 11, 9, 10}, summary.Valid, summary.Invalid)}}
+	inv := &Run{Groups: []*Group{group(k, []float64{100, 110, 105, 98, 102, 99, 104, 101}, []int64{10, 12, 11, 9, 10, 11, 10, 12}, summary.Valid, summary.Invalid)}}
 	if c := Compare(base, inv, CompareOptions{}); c.Regressions() != 1 || c.Groups[0].VerdictRegression == "" {
 		t.Errorf("an invalid candidate cell: %d regressions (%q)", c.Regressions(), c.Groups[0].VerdictRegression)
 	}
@@ -170,5 +187,59 @@ func TestCompareRegressions(t *testing.T) {
 	other := &Run{Groups: []*Group{group(Key{"range", "auto", "confluent"}, []float64{1}, []int64{1})}}
 	if c := Compare(base, other, CompareOptions{}); len(c.OnlyBase) != 1 || len(c.OnlyCand) != 1 || len(c.Groups) != 0 {
 		t.Errorf("disjoint runs: only base %v, only candidate %v, compared %d", c.OnlyBase, c.OnlyCand, len(c.Groups))
+	}
+}
+
+// Holm's adjusted p-values of a textbook family: sorted 0.01, 0.02, 0.03,
+// 0.04 of four become 4(0.01), max(0.04, 3(0.02)), max(0.06, 2(0.03)),
+// max(0.06, 0.04); in the family's own order.
+func TestHolmAdjust(t *testing.T) {
+	got := HolmAdjust([]float64{0.03, 0.01, 0.04, 0.02})
+	want := []float64{0.06, 0.04, 0.06, 0.06}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("HolmAdjust = %v, want %v", got, want)
+		}
+	}
+	if got := HolmAdjust([]float64{0.5, 0.9}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("adjusted p-values are capped at 1: %v", got)
+	}
+	if len(HolmAdjust(nil)) != 0 {
+		t.Error("an empty family")
+	}
+}
+
+// A metric a summary does not hold is absent, never 0: a baseline written
+// before "partitions paused beyond the target's" existed has no samples
+// of it, and a comparison across analysis revisions judges no metric
+// whose definition changed between them.
+func TestCompareAcrossRevisions(t *testing.T) {
+	k := Key{"range", "sync-batch", "confluent"}
+	old := group(k, []float64{100, 110, 105, 98, 102, 99, 104, 101}, []int64{10, 12, 11, 9, 10, 11, 10, 12})
+	for _, c := range old.Cells {
+		c.S = summary.WithFields(c.S, "pause.stats", "duplicates.count") // revision 0, written before other_stats
+	}
+	cur := group(k, []float64{100, 110, 105, 98, 102, 99, 104, 101}, []int64{10, 12, 11, 9, 10, 11, 10, 12})
+	for _, c := range cur.Cells {
+		c.S.Analysis.Revision = summary.Revision
+		c.S.Pause.OtherStats = summary.Stats{Count: 20}
+	}
+	m, _ := MetricByName("other_pauses")
+	if xs := m.Samples(old); len(xs) != 0 {
+		t.Errorf("other_pauses of summaries without the field: %v, want none", xs)
+	}
+	c := Compare(&Run{Groups: []*Group{old}, Cells: old.Cells}, &Run{Groups: []*Group{cur}, Cells: cur.Cells}, CompareOptions{})
+	if c.Regressions() != 0 {
+		t.Errorf("%d regressions across revisions 0 and %d", c.Regressions(), summary.Revision)
+	}
+	if ch := find(c.Groups[0], "other_pauses"); ch.NotJudged == "" || ch.Regression || ch.verdict() != "not judged" {
+		t.Errorf("other_pauses across revisions: %+v", ch)
+	}
+	if len(c.Unjudged) != len(Metrics) || c.BaseRevisions != [2]int{0, 0} || c.CandRevisions != [2]int{summary.Revision, summary.Revision} {
+		t.Errorf("unjudged %v, revisions %v and %v", c.Unjudged, c.BaseRevisions, c.CandRevisions)
+	}
+	// The same revision on both sides: every metric judged.
+	if c := Compare(&Run{Groups: []*Group{cur}, Cells: cur.Cells}, &Run{Groups: []*Group{cur}, Cells: cur.Cells}, CompareOptions{}); len(c.Unjudged) != 0 {
+		t.Errorf("one revision on both sides, unjudged %v", c.Unjudged)
 	}
 }

@@ -15,15 +15,25 @@ const ComparisonSchemaVersion = 1
 // no samples, the p-value of a single iteration, a relative change from
 // zero) are null.
 type ComparisonJSON struct {
-	SchemaVersion int                   `json:"schema_version"`
-	Baseline      SideJSON              `json:"baseline"`
-	Candidate     SideJSON              `json:"candidate"`
-	Alpha         float64               `json:"alpha"`
-	Regressions   int                   `json:"regressions"`
-	Environment   EnvironmentComparison `json:"environment"`
-	OnlyBaseline  []string              `json:"only_baseline"`
-	OnlyCandidate []string              `json:"only_candidate"`
-	Groups        []GroupJSON           `json:"groups"`
+	SchemaVersion int      `json:"schema_version"`
+	Baseline      SideJSON `json:"baseline"`
+	Candidate     SideJSON `json:"candidate"`
+	Alpha         float64  `json:"alpha"`
+	// Correction is how the family's p-values are corrected (holm or
+	// none); Tests the family's size.
+	Correction  string `json:"correction"`
+	Tests       int    `json:"tests"`
+	Regressions int    `json:"regressions"`
+	// BaselineRevisions and CandidateRevisions are the oldest and newest
+	// analysis revision of each side's summaries; Unjudged the metrics
+	// whose definitions changed between them.
+	BaselineRevisions  [2]int                `json:"baseline_revisions"`
+	CandidateRevisions [2]int                `json:"candidate_revisions"`
+	Unjudged           []string              `json:"unjudged"`
+	Environment        EnvironmentComparison `json:"environment"`
+	OnlyBaseline       []string              `json:"only_baseline"`
+	OnlyCandidate      []string              `json:"only_candidate"`
+	Groups             []GroupJSON           `json:"groups"`
 }
 
 // SideJSON names one side of a comparison.
@@ -61,13 +71,16 @@ type MetricJSON struct {
 	Change         *float64 `json:"change"`
 	RelativeChange *float64 `json:"relative_change"`
 	PValue         *float64 `json:"p_value"`
-	Threshold      struct {
+	// PAdjusted is the p-value corrected for the family (Holm).
+	PAdjusted *float64 `json:"p_adjusted"`
+	Threshold struct {
 		Relative float64 `json:"relative"`
 		Absolute float64 `json:"absolute"`
 	} `json:"threshold"`
 	// Verdict is regression, worse (significant, within the threshold),
-	// better, unchanged (not significant) or untested (fewer than two
-	// samples on a side).
+	// better, unchanged (not significant), untested (fewer than two
+	// samples on a side) or not judged (the two sides' analyses define
+	// it differently).
 	Verdict string `json:"verdict"`
 }
 
@@ -101,6 +114,8 @@ func spreadJSON(s Spread, samples []float64) SpreadJSON {
 // verdict names what a change is.
 func (ch Change) verdict() string {
 	switch {
+	case ch.NotJudged != "":
+		return "not judged"
 	case math.IsNaN(ch.P):
 		return "untested"
 	case ch.Regression:
@@ -119,7 +134,9 @@ func (c *Comparison) JSON() ComparisonJSON {
 		SchemaVersion: ComparisonSchemaVersion,
 		Baseline:      SideJSON{Dir: c.Base.Dir, Cells: len(c.Base.Cells)},
 		Candidate:     SideJSON{Dir: c.Cand.Dir, Cells: len(c.Cand.Cells)},
-		Alpha:         c.Options.Alpha, Regressions: c.Regressions(), Environment: c.Environment,
+		Alpha:         c.Options.Alpha, Correction: string(c.Options.Correction), Tests: c.Tests,
+		Regressions: c.Regressions(), Environment: c.Environment,
+		BaselineRevisions: c.BaseRevisions, CandidateRevisions: c.CandRevisions, Unjudged: append([]string{}, c.Unjudged...),
 		OnlyBaseline: []string{}, OnlyCandidate: []string{}, Groups: []GroupJSON{},
 	}
 	for _, k := range c.OnlyBase {
@@ -136,7 +153,7 @@ func (c *Comparison) JSON() ComparisonJSON {
 		for _, ch := range g.Changes {
 			m := MetricJSON{Name: ch.Metric.Name, Label: ch.Metric.Label, Unit: ch.Metric.Unit, LowerIsBetter: ch.Metric.LowerIsBetter,
 				Baseline: spreadJSON(ch.BaseSpread, ch.Base), Candidate: spreadJSON(ch.CandSpread, ch.Cand),
-				Change: number(ch.Delta), RelativeChange: number(ch.Relative), PValue: number(ch.P), Verdict: ch.verdict()}
+				Change: number(ch.Delta), RelativeChange: number(ch.Relative), PValue: number(ch.P), PAdjusted: number(ch.PAdjusted), Verdict: ch.verdict()}
 			m.Threshold.Relative, m.Threshold.Absolute = ch.Threshold.Relative, ch.Threshold.Absolute
 			gj.Metrics = append(gj.Metrics, m)
 		}

@@ -77,14 +77,15 @@ func TestComparisonJSON(t *testing.T) {
 	base := &Run{Dir: "base", Groups: []*Group{group(k, []float64{100, 110, 105, 98, 102}, []int64{0, 0, 0, 0, 0})}}
 	cand := &Run{Dir: "cand", Groups: []*Group{group(k, []float64{150, 160, 155, 149, 152}, []int64{1, 0, 2, 0, 1})}}
 	var b bytes.Buffer
-	if err := WriteComparisonJSON(&b, Compare(base, cand, CompareOptions{})); err != nil {
+	if err := WriteComparisonJSON(&b, Compare(base, cand, CompareOptions{Correction: NoCorrection})); err != nil {
 		t.Fatal(err)
 	}
 	var j ComparisonJSON
 	if err := json.Unmarshal(b.Bytes(), &j); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
-	if j.SchemaVersion != ComparisonSchemaVersion || j.Regressions != 3 || len(j.Groups) != 1 || j.Groups[0].Strategy != "sticky" {
+	if j.SchemaVersion != ComparisonSchemaVersion || j.Regressions != 3 || len(j.Groups) != 1 || j.Groups[0].Strategy != "sticky" ||
+		j.Correction != "none" || j.Tests < 10 {
 		t.Fatalf("compare.json: %s", b.String())
 	}
 	var p95, dups *MetricJSON
@@ -100,7 +101,7 @@ func TestComparisonJSON(t *testing.T) {
 		t.Fatal("metrics missing")
 	}
 	if *p95.Baseline.Median != 102 || *p95.Baseline.Min != 98 || *p95.Baseline.Max != 110 || *p95.Baseline.Q1 != 100 || *p95.Baseline.Q3 != 105 ||
-		len(p95.Baseline.Samples) != 5 || *p95.Change != 50 || math.Abs(*p95.RelativeChange-50.0/102) > 1e-9 || *p95.PValue > 0.01 || p95.Verdict != "regression" {
+		len(p95.Baseline.Samples) != 5 || *p95.Change != 50 || math.Abs(*p95.RelativeChange-50.0/102) > 1e-9 || *p95.PValue > 0.01 || *p95.PAdjusted != *p95.PValue || p95.Verdict != "regression" {
 		t.Errorf("pause_p95_ms: %+v", p95)
 	}
 	if dups.RelativeChange != nil || *dups.Change != 1 {

@@ -10,9 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
+	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -26,6 +29,9 @@ type Cell struct {
 	// Record is the cell's cell.json: where it ran (machine, cluster,
 	// versions). Nil for a cell built in code.
 	Record *runfolder.Cell
+	// Histories: the cell folder holds its histories, so that it can be
+	// analysed again (a committed baseline keeps its summaries only).
+	Histories bool
 	// write writes the files of a cell Load analysed, until
 	// WriteSummaries calls it.
 	write func(cellDir string) error
@@ -37,6 +43,15 @@ type Key struct {
 }
 
 func (k Key) String() string { return k.Strategy + " · " + k.CommitPolicy + " · " + k.Client }
+
+// ParseKey reads a key as String writes it.
+func ParseKey(s string) (Key, error) {
+	parts := strings.Split(s, " · ")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return Key{}, fmt.Errorf("%s: expected a group as strategy · commit policy · client", clip.Quote(s))
+	}
+	return Key{parts[0], parts[1], parts[2]}, nil
+}
 
 // Group is the cells of one (strategy, commit policy, client): one per
 // iteration of `chaos run --repeat N`.
@@ -137,6 +152,9 @@ func Load(dir string, o LoadOptions) (*Run, error) {
 	for _, d := range dirs {
 		rel, _ := filepath.Rel(dir, d)
 		c := &Cell{Dir: d, Rel: rel}
+		if st, err := os.Stat(runfolder.HistoryDir(d)); err == nil && st.IsDir() {
+			c.Histories = true
+		}
 		var err error
 		analyse := o.Analyze != nil && o.Reanalyze
 		if !analyse {

@@ -24,6 +24,25 @@ type Metric struct {
 	Timing bool
 	// Traffic: the workload's own figure, the same for every strategy.
 	Traffic bool
+	// Field is the summary.json field the value is read from: a summary
+	// an older analysis wrote without it has no value for the metric
+	// (summary.Summary.Has), never a zero.
+	Field string
+	// Changed is the analysis revision (summary.Revision) in which the
+	// metric's definition last changed, or the metric was added: two
+	// summaries of revisions on either side of it measured different
+	// things (docs/summary.md, "Revisions").
+	Changed int
+}
+
+// Of returns the metric's value in a summary; ok is false when the
+// summary has none (no disruption, nothing recovered, or a summary
+// written before the metric existed).
+func (m Metric) Of(s *summary.Summary) (v float64, ok bool) {
+	if !s.Has(m.Field) {
+		return 0, false
+	}
+	return m.Value(s)
 }
 
 func always(f func(*summary.Summary) float64) func(*summary.Summary) (float64, bool) {
@@ -36,57 +55,57 @@ func ifPauses(f func(*summary.Summary) float64) func(*summary.Summary) (float64,
 
 // Metrics are the figures of the summary table, in order.
 var Metrics = []Metric{
-	{Name: "pause_p50_ms", Label: "partition pause p50", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.P50 })},
-	{Name: "pause_p95_ms", Label: "partition pause p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.P95 })},
-	{Name: "pause_max_ms", Label: "partition pause max", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.Max })},
-	{Name: "target_pause_p50_ms", Label: "pause p50, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.TargetStats }, func(st summary.Stats) float64 { return st.P50 })},
-	{Name: "target_pause_p95_ms", Label: "pause p95, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.TargetStats }, func(st summary.Stats) float64 { return st.P95 })},
-	{Name: "other_pause_p50_ms", Label: "pause p50, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.OtherStats }, func(st summary.Stats) float64 { return st.P50 })},
-	{Name: "other_pause_p95_ms", Label: "pause p95, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.OtherStats }, func(st summary.Stats) float64 { return st.P95 })},
-	{Name: "other_pauses", Label: "partitions paused beyond the target's", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Pause.OtherStats.Count) })},
-	{Name: "partition_seconds", Label: "partition-seconds without processing", Unit: "s", LowerIsBetter: true, Timing: true, Value: always(func(s *summary.Summary) float64 { return s.Pause.PartitionSeconds })},
-	{Name: "take_on_ms", Label: "time to take on new partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: takeOn},
-	{Name: "group_stop_ms", Label: "group stop (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: always(func(s *summary.Summary) float64 { return s.GroupStop.MaxMs })},
-	{Name: "kept_stall_ms", Label: "stall of kept partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "pause_p50_ms", Field: "pause.stats", Changed: 1, Label: "partition pause p50", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.P50 })},
+	{Name: "pause_p95_ms", Field: "pause.stats", Changed: 1, Label: "partition pause p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.P95 })},
+	{Name: "pause_max_ms", Field: "pause.stats", Changed: 1, Label: "partition pause max", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifPauses(func(s *summary.Summary) float64 { return s.Pause.Stats.Max })},
+	{Name: "target_pause_p50_ms", Field: "pause.target_stats", Changed: 1, Label: "pause p50, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.TargetStats }, func(st summary.Stats) float64 { return st.P50 })},
+	{Name: "target_pause_p95_ms", Field: "pause.target_stats", Changed: 1, Label: "pause p95, the target's partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.TargetStats }, func(st summary.Stats) float64 { return st.P95 })},
+	{Name: "other_pause_p50_ms", Field: "pause.other_stats", Changed: 1, Label: "pause p50, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.OtherStats }, func(st summary.Stats) float64 { return st.P50 })},
+	{Name: "other_pause_p95_ms", Field: "pause.other_stats", Changed: 1, Label: "pause p95, the other partitions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifCount(func(s *summary.Summary) summary.Stats { return s.Pause.OtherStats }, func(st summary.Stats) float64 { return st.P95 })},
+	{Name: "other_pauses", Field: "pause.other_stats", Changed: 1, Label: "partitions paused beyond the target's", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Pause.OtherStats.Count) })},
+	{Name: "partition_seconds", Field: "pause.partition_seconds", Changed: 1, Label: "partition-seconds without processing", Unit: "s", LowerIsBetter: true, Timing: true, Value: always(func(s *summary.Summary) float64 { return s.Pause.PartitionSeconds })},
+	{Name: "take_on_ms", Field: "disruptions", Changed: 1, Label: "time to take on new partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: takeOn},
+	{Name: "group_stop_ms", Field: "group_stop.max_ms", Changed: 1, Label: "group stop (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: always(func(s *summary.Summary) float64 { return s.GroupStop.MaxMs })},
+	{Name: "kept_stall_ms", Field: "group_stop", Changed: 1, Label: "stall of kept partitions (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		// Summaries written before it was measured have none.
 		if s.GroupStop.KeptStallMaxMs == nil {
 			return 0, false
 		}
 		return *s.GroupStop.KeptStallMaxMs, true
 	}},
-	{Name: "recovery_ms", Label: "recovery (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "recovery_ms", Field: "recovery.max_ms", Changed: 1, Label: "recovery (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Recovery.MaxMs, s.Recovery.Recovered > 0 && s.Recovery.NotRecovered == 0
 	}},
-	{Name: "duplicates", Label: "duplicates", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Duplicates.Count) })},
-	{Name: "lost", Label: "lost", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.Lost) })},
-	{Name: "committed_ahead", Label: "lost, committed before processed", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.CommittedAhead) })},
-	{Name: "reorders", Label: "reorders", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Ordering.Reorders) })},
-	{Name: "overlap", Label: "zombie processing", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Overlap.Events) })},
-	{Name: "skew_max_over_mean", Label: "records per partition, max / mean", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "duplicates", Field: "duplicates.count", Changed: 1, Label: "duplicates", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Duplicates.Count) })},
+	{Name: "lost", Field: "loss.lost", Changed: 1, Label: "lost", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.Lost) })},
+	{Name: "committed_ahead", Field: "loss.committed_ahead", Changed: 1, Label: "lost, committed before processed", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.CommittedAhead) })},
+	{Name: "reorders", Field: "ordering.reorders", Changed: 1, Label: "reorders", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Ordering.Reorders) })},
+	{Name: "overlap", Field: "overlap.events", Changed: 1, Label: "zombie processing", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Overlap.Events) })},
+	{Name: "skew_max_over_mean", Field: "skew.max_over_mean", Changed: 1, Label: "records per partition, max / mean", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.MaxOverMean, s.Skew.MaxOverMean > 0
 	}},
-	{Name: "hottest_share", Label: "share of the hottest partition", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "hottest_share", Field: "skew.hottest_share", Changed: 1, Label: "share of the hottest partition", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.HottestShare, s.Skew.HottestShare > 0
 	}},
-	{Name: "load_max_over_mean", Label: "records per member per owned second, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "load_max_over_mean", Field: "skew.load_max_over_mean", Changed: 1, Label: "records per member per owned second, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.LoadMaxOverMean, s.Skew.LoadMaxOverMean > 0
 	}},
-	{Name: "load_after_max_over_mean", Label: "records per member after a disruption, max / mean (worst)", Unit: "ratio", LowerIsBetter: true, Value: loadAfter},
-	{Name: "partitions_max_over_mean", Label: "partitions per member, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "load_after_max_over_mean", Field: "skew.load", Changed: 1, Label: "records per member after a disruption, max / mean (worst)", Unit: "ratio", LowerIsBetter: true, Value: loadAfter},
+	{Name: "partitions_max_over_mean", Field: "skew.partitions_max_over_mean", Changed: 1, Label: "partitions per member, max / mean", Unit: "ratio", LowerIsBetter: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.PartitionsMaxOverMean, s.Skew.PartitionsMaxOverMean > 0
 	}},
-	{Name: "partitions_spread", Label: "partitions per member, max - min", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Skew.Spread) })},
-	{Name: "moved", Label: "partitions moved", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Movement.Moved) })},
-	{Name: "excess_moves", Label: "moves beyond the minimum", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 {
+	{Name: "partitions_spread", Field: "skew.spread", Changed: 1, Label: "partitions per member, max - min", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Skew.Spread) })},
+	{Name: "moved", Field: "movement.moved", Changed: 1, Label: "partitions moved", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Movement.Moved) })},
+	{Name: "excess_moves", Field: "movement.min_moves", Changed: 1, Label: "moves beyond the minimum", Unit: "", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 {
 		return float64(s.Movement.Moved - s.Movement.MinMoves)
 	})},
-	{Name: "latency_p50_steady_ms", Label: "latency p50, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "latency_p50_steady_ms", Field: "latency.steady", Changed: 1, Label: "latency p50, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Steady.P50, s.Latency.Steady.Count > 0
 	}},
-	{Name: "latency_p99_steady_ms", Label: "latency p99, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "latency_p99_steady_ms", Field: "latency.steady", Changed: 1, Label: "latency p99, steady", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Steady.P99, s.Latency.Steady.Count > 0
 	}},
-	{Name: "latency_p99_disruption_ms", Label: "latency p99, disruptions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
+	{Name: "latency_p99_disruption_ms", Field: "latency.disruption", Changed: 1, Label: "latency p99, disruptions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Disruption.P99, s.Latency.Disruption.Count > 0
 	}},
 }
@@ -147,7 +166,7 @@ func (m Metric) Samples(g *Group) []float64 {
 		if m.Timing && c.S.Host.Saturated {
 			continue
 		}
-		if v, ok := m.Value(c.S); ok {
+		if v, ok := m.Of(c.S); ok {
 			out = append(out, v)
 		}
 	}
@@ -162,7 +181,7 @@ func (m Metric) hostBound(g *Group) bool {
 	}
 	any := false
 	for _, c := range g.Cells {
-		if _, ok := m.Value(c.S); ok {
+		if _, ok := m.Of(c.S); ok {
 			if !c.S.Host.Saturated {
 				return false
 			}
@@ -244,7 +263,7 @@ func (m Metric) hostValues(g *Group) []float64 {
 		if !c.S.Host.Saturated {
 			continue
 		}
-		if v, ok := m.Value(c.S); ok {
+		if v, ok := m.Of(c.S); ok {
 			out = append(out, v)
 		}
 	}

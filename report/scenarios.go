@@ -125,7 +125,7 @@ func judge(x workloads.Expectation, m Metric, g *Group) ExpectCheck {
 			c.Note = "timed on a saturated host"
 			var all []float64
 			for _, cell := range g.Cells {
-				if v, ok := m.Value(cell.S); ok {
+				if v, ok := m.Of(cell.S); ok {
 					all = append(all, v)
 				}
 			}

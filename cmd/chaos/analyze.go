@@ -14,6 +14,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/summary"
+	"github.com/chaosbench/chaosbench/internal/version"
 	"github.com/chaosbench/chaosbench/report"
 )
 
@@ -69,7 +70,8 @@ func (c *checkFlags) options() (check.Options, error) {
 	if c.examples < 1 || c.examples > maxExamples {
 		return check.Options{}, cli.Usagef("-examples: %d (expected 1 to %d)", c.examples, maxExamples)
 	}
-	o := check.Options{MaxExamples: c.examples, RebalanceGrace: c.grace, BaselineWindow: c.baseline, RateWindow: c.rateWindow}
+	o := check.Options{MaxExamples: c.examples, RebalanceGrace: c.grace, BaselineWindow: c.baseline, RateWindow: c.rateWindow,
+		Version: version.Chaosbench()}
 	if c.oracle {
 		o.Also = assignOracle(c.examples)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/stat"
 	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/internal/sweep/groupmodel"
+	"github.com/chaosbench/chaosbench/internal/version"
 	"github.com/chaosbench/chaosbench/report"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -63,7 +64,7 @@ func runCapacity(args []string) error {
 // writeCapacity measures a sweep, writes capacity.json and the report,
 // and prints the recommendation.
 func writeCapacity(dir string, targets workloads.Targets) error {
-	t, err := sweep.Analyze(dir, check.Options{}.Summarize)
+	t, err := sweep.Analyze(dir, check.Options{Version: version.Chaosbench()}.Summarize)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,13 +24,24 @@ Compares two sets of runs metric by metric. Cells are grouped by strategy,
 commit policy and client (read from cell.json, wherever they sit under
 each folder); a group's iterations (chaos run --repeat N) are its samples.
 A change is significant when the Mann-Whitney U test (exact, two-sided)
-rejects equal distributions at -alpha, and a regression when it is
+rejects equal distributions once corrected for the whole family of
+tests (Holm's correction: the chance that unchanged code shows any
+significant change is at most -alpha), and a regression when it is
 significant, in the worse direction and beyond the metric's threshold. A
 group with an invalid candidate cell where the baseline had none is a
-regression too. Significance needs iterations: with 5 per side the
-smallest possible p is 0.008, with 3 it is 0.1.
+regression too. Significance needs iterations: with 8 per side the
+smallest possible p is 0.00016, enough for a family of a hundred tests;
+with 5 it is 0.008, which a family of seven tests already cannot pass.
 
-Cells without summary.json are analysed first. Prints the comparison as
+Thresholds are the metric's own (-threshold), else those of a
+calibration (chaos calibrate) kept with the baseline as thresholds.json
+(or given with -thresholds), else 10%%.
+
+Cells without summary.json are analysed first. When the two sides'
+summaries come from different revisions of the analysis and both keep
+their histories, both are analysed again with this build; otherwise the
+metrics whose definitions changed between them are listed and not
+judged. Prints the comparison as
 Markdown (and writes it to -o; as JSON to -json). Says plainly when the
 baseline and the candidate ran on different machines (cores, CPU model,
 memory) or clusters (provider, Kafka release).
@@ -115,7 +128,9 @@ func metricNames() string {
 func runCompare(args []string) error {
 	fs := cli.NewFlagSet("compare", os.Stderr)
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), compareUsage, metricNames()); fs.PrintDefaults() }
-	alpha := fs.Float64("alpha", 0.05, "significance level of the rank test")
+	alpha := fs.Float64("alpha", 0.05, "family-wise significance level: the chance that unchanged code shows any significant change")
+	correction := fs.String("correction", string(report.Holm), "correction for testing every metric of every group: holm, or none (each test at -alpha alone)")
+	thresholdsFile := fs.String("thresholds", "", "thresholds per group and metric from a calibration (chaos calibrate); default: the baseline's thresholds.json, if it has one")
 	th := thresholds{}
 	fs.Var(th, "threshold", "NAME=VALUE: how much worse a metric may get before a significant change is a regression; VALUE is 20% (relative), 500 (absolute, in the metric's unit) or both (20%,500); NAME default sets the others' (default 10%); repeatable")
 	out := fs.String("o", "", "also write the comparison (Markdown) to this file")
@@ -131,6 +146,13 @@ func runCompare(args []string) error {
 	}
 	if *alpha <= 0 || *alpha >= 1 {
 		return cli.Usagef("-alpha: %g (expected a level between 0 and 1, such as 0.05)", *alpha)
+	}
+	if c := report.Correction(*correction); c != report.Holm && c != report.NoCorrection {
+		return cli.Usagef("-correction %s: expected %s or %s", clip.Quote(*correction), report.Holm, report.NoCorrection)
+	}
+	cal, err := readThresholds(*thresholdsFile, fs.Arg(0))
+	if err != nil {
+		return cli.Usage(err)
 	}
 	opts, err := cf.options()
 	if err != nil {
@@ -153,20 +175,19 @@ func runCompare(args []string) error {
 			return cli.Usage(fmt.Errorf("%s: %w", what, err))
 		}
 	}
-	base, err := report.Load(fs.Arg(0), lo)
+	base, cand, err := loadSides(fs.Arg(0), fs.Arg(1), lo)
 	if err != nil {
-		return cli.Usage(fmt.Errorf("baseline: %w", err))
-	}
-	cand, err := report.Load(fs.Arg(1), lo)
-	if err != nil {
-		return cli.Usage(fmt.Errorf("candidate: %w", err))
+		return err
 	}
 	for _, r := range []*report.Run{base, cand} {
 		if err := r.WriteSummaries(); err != nil {
 			return err
 		}
 	}
-	co := report.CompareOptions{Alpha: *alpha, Thresholds: map[string]report.Threshold{}}
+	co := report.CompareOptions{Alpha: *alpha, Correction: report.Correction(*correction), Thresholds: map[string]report.Threshold{}}
+	if cal != nil {
+		co.GroupThresholds, co.Thresholds = cal.Groups, cal.Metrics
+	}
 	for k, v := range th {
 		if k == "default" {
 			v := v
@@ -201,4 +222,50 @@ func runCompare(args []string) error {
 		return &cli.ExitError{Status: cli.ExitFailure, Err: fmt.Errorf("%d regression(s)", n)}
 	}
 	return nil
+}
+
+// loadSides loads the baseline and the candidate. When their summaries
+// come from different revisions of the analysis and both keep their
+// histories, both are analysed again with this build, so that every
+// metric means the same on both sides.
+func loadSides(baseDir, candDir string, lo report.LoadOptions) (base, cand *report.Run, err error) {
+	load := func(lo report.LoadOptions) error {
+		if base, err = report.Load(baseDir, lo); err != nil {
+			return cli.Usage(fmt.Errorf("baseline: %w", err))
+		}
+		if cand, err = report.Load(candDir, lo); err != nil {
+			return cli.Usage(fmt.Errorf("candidate: %w", err))
+		}
+		return nil
+	}
+	if err := load(lo); err != nil {
+		return nil, nil, err
+	}
+	if report.SameAnalysis(base, cand) || !base.Reanalysable() || !cand.Reanalysable() {
+		return base, cand, nil
+	}
+	fmt.Fprintf(os.Stderr, "compare: the two sides were analysed by different revisions of the analysis; analysing both again with this build\n")
+	lo.Reanalyze = true
+	if err := load(lo); err != nil {
+		return nil, nil, err
+	}
+	return base, cand, nil
+}
+
+// readThresholds reads a calibration's thresholds: from path, or when
+// path is empty from the baseline's thresholds.json if it has one (nil
+// when it has none).
+func readThresholds(path, baseline string) (*report.Calibrated, error) {
+	explicit := path != ""
+	if !explicit {
+		path = filepath.Join(baseline, report.ThresholdsFile)
+	}
+	b, err := runfolder.ReadFile(path, runfolder.MaxRecordSize)
+	if err != nil {
+		if !explicit && errors.Is(err, iofs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("-thresholds: %w", err)
+	}
+	return report.ParseThresholds(path, b)
 }

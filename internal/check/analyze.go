@@ -53,6 +53,9 @@ type Options struct {
 	// the next) and returns its findings, which are added to the summary
 	// (AddFindings). The assignment oracle of package assign is one.
 	Also Also
+	// Version is the version of the build that analyses, recorded in the
+	// summary beside the analysis's revision (summary.Analysis).
+	Version string
 }
 
 // Also is a checker run in the analyser's pass (Options.Also).
@@ -259,6 +262,7 @@ func (a *analyzer) finish() *Analysis {
 	}
 	s := &summary.Summary{
 		SchemaVersion: summary.SchemaVersion,
+		Analysis:      summary.Analysis{Revision: summary.Revision, Chaosbench: a.opts.Version},
 		Cell:          a.cell,
 		Guarantee:     vocab.GuaranteeOf(a.cell.CommitPolicy),
 		History:       a.stats,

@@ -38,10 +38,37 @@ func ReadSummary(dir string) (*Summary, error) {
 	if !s.Verdict.Known() {
 		return nil, fmt.Errorf("%s: field \"verdict\": %s (expected valid, invalid or unknown; re-run chaos analyze)", path, clip.Quote(string(s.Verdict)))
 	}
+	if s.Analysis.Revision < Revision {
+		if s.present, err = fieldPaths(b); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	for i, f := range s.Findings {
 		if f.Verdict != "" && !f.Verdict.Known() {
 			return nil, fmt.Errorf("%s: field \"findings\"[%d].\"verdict\": %s (expected valid, invalid or unknown; re-run chaos analyze)", path, i, clip.Quote(string(f.Verdict)))
 		}
 	}
 	return &s, nil
+}
+
+// fieldPaths returns the path of every object field of a JSON document
+// ("pause", "pause.stats", "pause.stats.count"), arrays left out: what a
+// summary of an older revision holds.
+func fieldPaths(b []byte) (map[string]bool, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			out[prefix+k] = true
+			if sub, ok := v.(map[string]any); ok {
+				walk(prefix+k+".", sub)
+			}
+		}
+	}
+	walk("", doc)
+	return out, nil
 }

@@ -7,12 +7,27 @@ package summary
 
 import (
 	"fmt"
+	"strings"
 )
 
 // SchemaVersion is the version of summary.json (docs/summary.md). It grows
 // by one whenever a field changes meaning or is removed; adding a field
 // does not change it (readers ignore unknown fields).
 const SchemaVersion = 1
+
+// Revision is the analysis's revision. It grows by one whenever a metric
+// is added or a metric's definition changes (docs/summary.md,
+// "Revisions"), so that a comparison knows whether two summaries measured
+// the same things the same way. A summary of revision 0 was written
+// before revisions were recorded.
+const Revision = 1
+
+// Analysis says which analysis wrote a summary.
+type Analysis struct {
+	Revision int `json:"revision"`
+	// Chaosbench is the version of the build that analysed.
+	Chaosbench string `json:"chaosbench,omitempty"`
+}
 
 // Verdict is a check's answer, as Jepsen's checkers give it.
 type Verdict string
@@ -62,6 +77,7 @@ func Worst(a, b Verdict) Verdict {
 // Unix nanoseconds (fields ending in _t), as in the history.
 type Summary struct {
 	SchemaVersion int      `json:"schema_version"`
+	Analysis      Analysis `json:"analysis"`
 	Cell          CellInfo `json:"cell"`
 	// Guarantee is what the cell's commit policy promises: at-least-once,
 	// at-most-once, none, or unknown (an unrecognised policy).
@@ -88,6 +104,20 @@ type Summary struct {
 	// checkers and from others (the assignment oracle): each names its
 	// checker and kind, and says what it does to the verdict.
 	Findings []Finding `json:"findings"`
+
+	// present holds the fields a summary of an older revision has, read
+	// from its file (ReadSummary); nil when it has every field of this
+	// revision's.
+	present map[string]bool
+}
+
+// Has reports whether the summary holds a field, by its path in
+// summary.json ("pause.other_stats", "group_stop.kept_stall_max_ms"). A
+// summary of this revision, or built in code, holds every field; one an
+// older analysis wrote may lack a field added since, which unmarshals as
+// zero: a reader asks Has before taking that zero for a measurement.
+func (s *Summary) Has(path string) bool {
+	return s.present == nil || path == "" || s.present[path]
 }
 
 // CellInfo identifies the cell and its run (from cell.json and the
@@ -218,3 +248,22 @@ func RunVerdict(cells []*Summary) Verdict {
 // then are listed but left out of the headline figures, and latency is
 // not recorded then.
 func PreSteady(phase string) bool { return phase == "start" || phase == "warmup" }
+
+// WithFields returns a copy of s that holds only the fields of those paths
+// (and their parents), as a summary an older analysis wrote would: for
+// tests of the readers of old summaries.
+func WithFields(s *Summary, paths ...string) *Summary {
+	c := *s
+	c.present = map[string]bool{}
+	for _, p := range paths {
+		for {
+			c.present[p] = true
+			i := strings.LastIndexByte(p, '.')
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+		}
+	}
+	return &c
+}
