@@ -3,10 +3,12 @@ package report
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"sort"
 	"testing"
 
 	"github.com/chaosbench/chaosbench/internal/summary"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // bruteP enumerates every split of the pooled samples: an independent
@@ -241,5 +243,17 @@ func TestCompareAcrossRevisions(t *testing.T) {
 	// The same revision on both sides: every metric judged.
 	if c := Compare(&Run{Groups: []*Group{cur}, Cells: cur.Cells}, &Run{Groups: []*Group{cur}, Cells: cur.Cells}, CompareOptions{}); len(c.Unjudged) != 0 {
 		t.Errorf("one revision on both sides, unjudged %v", c.Unjudged)
+	}
+}
+
+// The vocabulary's metric names, which workloads check expect: against,
+// are the metrics this package defines, in order.
+func TestMetricsAreTheVocabularys(t *testing.T) {
+	var names []string
+	for _, m := range Metrics {
+		names = append(names, m.Name)
+	}
+	if want := vocab.MetricNames(); !slices.Equal(names, want) {
+		t.Errorf("report's metrics %v, the vocabulary's %v", names, want)
 	}
 }

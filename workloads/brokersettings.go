@@ -105,14 +105,9 @@ func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 // closestBrokerSetting returns the setting closest to name, if it is a
 // likely typo.
 func closestBrokerSetting(name string) string {
-	if len(name) > 100 {
-		return ""
-	}
-	best, bestD := "", 3
+	names := make([]string, 0, len(kafkaBrokerSettings))
 	for s := range kafkaBrokerSettings {
-		if d := editDistance(name, s); d < bestD || (d == bestD && s < best) {
-			best, bestD = s, d
-		}
+		names = append(names, s)
 	}
-	return best
+	return closest(name, names)
 }

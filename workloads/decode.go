@@ -110,13 +110,24 @@ func listFields(fields fieldFuncs) string {
 
 // suggest returns the field name closest to name, if it is a likely typo.
 func suggest(name string, fields fieldFuncs) string {
-	if len(name) > 64 {
-		return "" // no field name is that long, and the distance costs its length
+	names := make([]string, 0, len(fields))
+	for f := range fields {
+		names = append(names, f)
+	}
+	return closest(strings.ToLower(name), names)
+}
+
+// closest returns the name of names nearest to name, when it is a likely
+// typo of it: at most two edits away, and fewer than name's own length
+// (the first of equals in name order); "" when none is.
+func closest(name string, names []string) string {
+	if len(name) > 128 {
+		return "" // no name is that long, and the distance costs its length
 	}
 	best, bestD := "", 3
-	for f := range fields {
-		if d := editDistance(strings.ToLower(name), f); d < bestD || (d == bestD && f < best) {
-			best, bestD = f, d
+	for _, n := range names {
+		if d := editDistance(name, n); d < bestD || (d == bestD && n < best) {
+			best, bestD = n, d
 		}
 	}
 	if bestD > 2 || bestD >= len(name) {

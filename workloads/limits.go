@@ -52,8 +52,6 @@ const (
 	MaxSessionTimeout = time.Hour
 
 	maxTopicName = 249
-	// maxMetricName bounds an expectation's metric name.
-	maxMetricName = 64
 	// maxErrors is how many problems an Error lists; the rest are
 	// counted. A file with an error on every line is not made clearer by
 	// a message per line.

@@ -41,12 +41,9 @@ func (s *Spec) Validate() error {
 	return p.err()
 }
 
-// expectMetric is the form of a report metric's name.
-var expectMetric = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-
-// expect checks the form of each expectation: a metric name (the
-// reports know which exist), a bound, strategies the workload runs, and
-// the physics in words, each within its limit.
+// expect checks each expectation: a metric of the reports (by the
+// vocabulary's list), a bound, strategies the workload runs, and the
+// physics in words, each within its limit.
 func (v *validator) expect() {
 	if len(v.s.Expect) > MaxExpectations {
 		v.errf("expect", "%d expectations, expected at most %d", len(v.s.Expect), MaxExpectations)
@@ -54,9 +51,7 @@ func (v *validator) expect() {
 	}
 	for i, x := range v.s.Expect {
 		f := fmt.Sprintf("expect[%d]", i)
-		if !expectMetric.MatchString(x.Metric) || len(x.Metric) > maxMetricName {
-			v.errf(f+".metric", "got %s, expected a metric name of the reports (snake_case, at most %d characters, e.g. moved, other_pause_p95_ms)", clip.Quote(x.Metric), maxMetricName)
-		}
+		v.enum(f+".metric", x.Metric, vocab.MetricNames())
 		for _, b := range []struct {
 			field string
 			n     *float64
@@ -136,9 +131,16 @@ func oneOf(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
+// enum checks a name against the list that defines it (the vocabulary's
+// strategies, policies, clients, actions, the reports' metrics), and
+// says which it could have meant.
 func (v *validator) enum(field, got string, allowed []string) bool {
 	if slices.Contains(allowed, got) {
 		return true
+	}
+	if s := closest(got, allowed); s != "" {
+		v.errf(field, "got %s, did you mean %s? (expected %s)", clip.Quote(got), s, oneOf(allowed))
+		return false
 	}
 	v.errf(field, "got %s, expected %s", clip.Quote(got), oneOf(allowed))
 	return false
