@@ -18,10 +18,14 @@ import (
 // steady phase to the end of the drain):
 //
 //   - CPU: the host's CPU busy share, once a second (the driver's probe,
-//     from /proc/stat). Saturated when at least HostOptions.CPUBusy (95%)
-//     in at least HostOptions.CPUSeconds (half) of the seconds: with no
-//     idle CPU, every wake-up of a member, the producer or a broker waits
-//     for a core, and what is measured is the machine's queue.
+//     from /proc/stat), and who used it (the driver, the brokers, the
+//     members by client). A busy CPU is a cause, not a symptom: a host
+//     can be busy and still serve every process in time. It decides only
+//     when nothing measures its effect directly (no probe drift, no send
+//     times): then the host is saturated when at least HostOptions.CPUBusy
+//     (95%) busy in at least HostOptions.CPUSeconds (half) of the seconds.
+//     Otherwise the direct signals below decide, and the CPU figures say
+//     who to blame when they do.
 //   - The producer's lag behind its schedule: a record's send minus its
 //     intended send time (the pacer's, in every produced event). Beyond
 //     HostOptions.ProducerLag (100 ms) at p99, the traffic was not the
@@ -56,6 +60,9 @@ type hostCheck struct {
 	cpuSeconds, cpuSaturated int
 	busy, steal, harness     [1001]int
 	cpus                     int
+	// byRole: each role's share of the host's CPU, in permille
+	// (probe: cpu_driver, cpu_broker, cpu_member_<client>, cpu_other).
+	byRole map[string]*[1001]int
 	// drift and overrun: the processes' per-second maxima (µs).
 	drift, overrun *hdrhistogram.Histogram
 	driftMax       float64
@@ -93,7 +100,7 @@ func hostDefaults(o summary.HostOptions) summary.HostOptions {
 
 func newHostCheck(g *model) *hostCheck {
 	return &hostCheck{g: g, drift: newLatencyHistogram(), overrun: newLatencyHistogram(), prodLag: newLatencyHistogram(),
-		last: map[memberKey]int64{}}
+		last: map[memberKey]int64{}, byRole: map[string]*[1001]int{}}
 }
 
 // measured reports whether the pass is in the measured time.
@@ -129,6 +136,7 @@ func (c *hostCheck) probe(e *history.Event) {
 		c.busy[permille(b)]++
 		c.steal[permille(m["cpu_steal"])]++
 		c.harness[permille(m["cpu_harness"])]++
+		c.roles(m)
 		if b >= c.g.opts.Host.CPUBusy {
 			c.cpuSaturated++
 		}
@@ -156,6 +164,29 @@ func (c *hostCheck) probe(e *history.Event) {
 		}
 	}
 	c.gcMax = max(c.gcMax, m["gc_pause_max_ms"])
+}
+
+// maxRoles bounds the roles a cell's probes may name: a driver, brokers,
+// the three clients' members and others, far below it.
+const maxRoles = 16
+
+// roles takes in the CPU each role used in a probe's second; a second in
+// which a role used nothing counts as 0 for it, so that every role's
+// median is over the same seconds.
+func (c *hostCheck) roles(m map[string]float64) {
+	for k := range m {
+		role, ok := strings.CutPrefix(k, "cpu_")
+		if !ok || role == "busy" || role == "steal" || role == "harness" || len(role) > 40 {
+			continue
+		}
+		if _, seen := c.byRole[role]; !seen && len(c.byRole) < maxRoles {
+			c.byRole[role] = &[1001]int{}
+			c.byRole[role][0] = c.cpuSeconds - 1 // the seconds before it appeared
+		}
+	}
+	for role, h := range c.byRole {
+		h[permille(m["cpu_"+role])]++
+	}
 }
 
 // acted reports whether a chaos step acted on member proc during the
@@ -209,6 +240,12 @@ func (c *hostCheck) result(s *summary.Summary) {
 	r.CPUBusyP90 = quantilePermille(&c.busy, c.cpuSeconds, 0.9)
 	r.CPUStealP50 = quantilePermille(&c.steal, c.cpuSeconds, 0.5)
 	r.CPUHarnessP50 = quantilePermille(&c.harness, c.cpuSeconds, 0.5)
+	for role, h := range c.byRole {
+		if r.CPUByProcess == nil {
+			r.CPUByProcess = map[string]float64{}
+		}
+		r.CPUByProcess[role] = quantilePermille(h, c.cpuSeconds, 0.5)
+	}
 	ms := func(h *hdrhistogram.Histogram, q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1e3 }
 	if c.prodLag.TotalCount() > 0 {
 		r.ProducerLagP99Ms, r.ProducerLagMaxMs = ptr(ms(c.prodLag, 99)), ptr(float64(c.prodLag.Max())/1e3)
@@ -222,8 +259,9 @@ func (c *hostCheck) result(s *summary.Summary) {
 	r.ExplainedSeconds = c.explained
 	r.GCPauseMaxMs = c.gcMax
 	var why []string
-	if c.cpuSeconds > 0 && float64(c.cpuSaturated) >= o.CPUSeconds*float64(c.cpuSeconds) {
-		why = append(why, fmt.Sprintf("CPU at least %.0f%% busy in %d of %d s (median %.0f%%, the harness's own %.0f%%, steal %.0f%%, %d cores)",
+	direct := r.DriftP99Ms != nil || r.ProducerLagP99Ms != nil
+	if !direct && c.cpuSeconds > 0 && float64(c.cpuSaturated) >= o.CPUSeconds*float64(c.cpuSeconds) {
+		why = append(why, fmt.Sprintf("CPU at least %.0f%% busy in %d of %d s (median %.0f%%, the harness's own %.0f%%, steal %.0f%%, %d cores), and nothing measured its effect directly",
 			o.CPUBusy*100, c.cpuSaturated, c.cpuSeconds, r.CPUBusyP50*100, r.CPUHarnessP50*100, r.CPUStealP50*100, c.cpus))
 	}
 	if r.ProducerLagP99Ms != nil && *r.ProducerLagP99Ms > o.ProducerLag {
@@ -243,6 +281,9 @@ func (c *hostCheck) result(s *summary.Summary) {
 		r.Check = summary.Check{Verdict: summary.Valid, Expect: "the host was not the bottleneck; not measured (no probe events, no send times)"}
 	case len(why) > 0:
 		r.Saturated = true
+		if used := r.CPUUsers(); used != "" {
+			why = append(why, "CPU by process: "+used)
+		}
 		r.Check = summary.Check{Verdict: summary.Unknown, Expect: "the host was not the bottleneck",
 			Reason: "host saturated: " + strings.Join(why, "; ") + ": the timing checks (pause, group stop, recovery, latency) are unknown; loss, duplicates and order stay judged"}
 	default:

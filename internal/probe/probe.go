@@ -22,7 +22,11 @@
 //     cpu_harness, the share the probe's process and its descendants used
 //     (the driver, the producer, the members, a local cluster's brokers:
 //     /proc/<pid>/stat), so that a busy host tells the harness's own load
-//     from other work's.
+//     from other work's; and that share by process, so that a saturated
+//     cell says who used the CPU: cpu_driver (the driver and the producer
+//     it runs), cpu_broker (a local cluster's brokers), cpu_member_<client>
+//     (the members of each client, a Java member's JVM included) and
+//     cpu_other (any other descendant: a build, a tool).
 //   - whatever Options.Extra adds (a member's poll gaps).
 //
 // A probe costs a goroutine that wakes every 10 ms and one small event a
@@ -296,22 +300,33 @@ func (c *cpuSampler) measure(m map[string]float64) {
 	m["cpu_steal"] = float64(steal) / float64(total)
 	m["cpus"] = float64(c.cpus)
 	if treeOK {
-		m["cpu_harness"] = min(float64(tree)/float64(total), 1)
+		m["cpu_harness"] = min(float64(tree.all)/float64(total), 1)
+		for role, t := range tree.byRole {
+			m["cpu_"+role] = min(float64(t)/float64(total), 1)
+		}
 	}
+}
+
+// treeUse is what the harness's processes used in a second, in clock
+// ticks: in all and by role (roleOf).
+type treeUse struct {
+	all    uint64
+	byRole map[string]uint64
 }
 
 // treeSampler sums the CPU time (user and system, in clock ticks, the
 // unit of /proc/stat) of this process and its descendants, and gives
-// what they used since the previous sample. A process that exited in
-// between takes its last second with it.
+// what they used since the previous sample, in all and by role. A
+// process that exited in between takes its last second with it.
 type treeSampler struct {
-	prev map[int]uint64
+	prev  map[int]uint64
+	roles map[int]string // by pid, read once from its command line
 }
 
-func (t *treeSampler) sample() (used uint64, ok bool) {
+func (t *treeSampler) sample() (used treeUse, ok bool) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, false
+		return treeUse{}, false
 	}
 	parent := map[int]int{}
 	ticks := map[int]uint64{}
@@ -352,16 +367,57 @@ func (t *treeSampler) sample() (used uint64, ok bool) {
 		return v
 	}
 	now := map[int]uint64{}
+	roles := map[int]string{}
+	used.byRole = map[string]uint64{}
 	for pid, tk := range ticks {
 		if !mine(pid) {
 			continue
 		}
 		now[pid] = tk
+		role, known := t.roles[pid]
+		if !known {
+			role = roleOf(pid, self)
+		}
+		roles[pid] = role
 		if t.prev != nil {
-			used += tk - min(t.prev[pid], tk)
+			d := tk - min(t.prev[pid], tk)
+			used.all += d
+			used.byRole[role] += d
 		}
 	}
 	first := t.prev == nil
-	t.prev = now
+	t.prev, t.roles = now, roles
 	return used, !first
+}
+
+// roleOf names what a harness process is, from its command line: the
+// driver itself, a broker of a local cluster (Kafka's main class), a
+// member by its client (its --client flag: a Java member's JVM carries
+// the flags of the chaos member it replaced), or other.
+func roleOf(pid, self int) string {
+	if pid == self {
+		return "driver"
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return "other"
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	member := false
+	for _, a := range args {
+		switch {
+		case a == "kafka.Kafka":
+			return "broker"
+		case a == "member" || a == "chaosbench.member.Main":
+			member = true
+		case member && strings.HasPrefix(a, "--client="):
+			if c := strings.TrimPrefix(a, "--client="); c != "" && !strings.ContainsAny(c, " /") {
+				return "member_" + c
+			}
+		}
+	}
+	if member {
+		return "member"
+	}
+	return "other"
 }

@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"runtime"
 	"sync"
 	"testing"
@@ -77,5 +79,45 @@ func TestProbeRecordsEverySecond(t *testing.T) {
 	}
 	if maxDrift < 2 {
 		t.Errorf("the longest drift was %.1f ms, want the 80 ms busy spell to show", maxDrift)
+	}
+}
+
+// A harness process is named by its command line: the driver itself, a
+// broker, a member by its client, anything else; and the CPU a busy
+// child uses is counted under its role.
+func TestRoles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	start := func(args ...string) *exec.Cmd {
+		cmd := exec.Command("bash", append([]string{"-c", `end=$((SECONDS+3)); while [ $SECONDS -lt $end ]; do :; done`}, args...)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	broker := start("kafka.Kafka", "server.properties")
+	member := start("member", "--name=m1", "--client=franz")
+	jvm := start("-cp", "x.jar", "chaosbench.member.Main", "--client=java")
+	other := start("anything")
+	self := os.Getpid()
+	for cmd, want := range map[*exec.Cmd]string{broker: "broker", member: "member_franz", jvm: "member_java", other: "other"} {
+		if got := roleOf(cmd.Process.Pid, self); got != want {
+			t.Errorf("%v: role %q, want %q", cmd.Args, got, want)
+		}
+	}
+	if got := roleOf(self, self); got != "driver" {
+		t.Errorf("this process: %q, want driver", got)
+	}
+	var tree treeSampler
+	tree.sample()
+	time.Sleep(time.Second)
+	used, ok := tree.sample()
+	if !ok || used.byRole["broker"] == 0 || used.byRole["member_franz"] == 0 || used.byRole["member_java"] == 0 {
+		t.Errorf("a second of four busy children: %+v", used)
+	}
+	if sum := used.byRole["broker"] + used.byRole["member_franz"] + used.byRole["member_java"] + used.byRole["other"] + used.byRole["driver"]; sum != used.all {
+		t.Errorf("roles sum to %d ticks, all %d", sum, used.all)
 	}
 }

@@ -1,6 +1,11 @@
 package summary
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // The results of the checkers, one type per check, as summary.json holds
 // them (docs/summary.md gives every field).
@@ -383,7 +388,11 @@ type HostResult struct {
 	// used (the driver and its descendants: producer, members, a local
 	// cluster's brokers); the rest of cpu_busy was other work's.
 	CPUHarnessP50 float64 `json:"cpu_harness_p50"`
-	CPUs          int     `json:"cpus,omitempty"`
+	// CPUByProcess is each kind of harness process's median share of the
+	// host's CPU: driver (with the producer it runs), broker, member_<client>,
+	// other.
+	CPUByProcess map[string]float64 `json:"cpu_by_process,omitempty"`
+	CPUs         int                `json:"cpus,omitempty"`
 	// The producer's lag behind its schedule (send minus intended time).
 	ProducerLagP99Ms *float64 `json:"producer_lag_p99_ms,omitempty"`
 	ProducerLagMaxMs *float64 `json:"producer_lag_max_ms,omitempty"`
@@ -419,4 +428,24 @@ type HostOptions struct {
 	// Overrun: saturated when a member's poll loop overran by more than
 	// this (ms) in a second no chaos step explains. Default 1000.
 	Overrun float64
+}
+
+// CPUUsers says who used the host's CPU, the heaviest first: "broker 41%,
+// member_java 30%, driver 12%"; "" without figures.
+func (h HostResult) CPUUsers() string {
+	roles := make([]string, 0, len(h.CPUByProcess))
+	for r, v := range h.CPUByProcess {
+		if v > 0 {
+			roles = append(roles, r)
+		}
+	}
+	sort.Slice(roles, func(i, j int) bool {
+		a, b := h.CPUByProcess[roles[i]], h.CPUByProcess[roles[j]]
+		return a > b || a == b && roles[i] < roles[j]
+	})
+	parts := make([]string, len(roles))
+	for i, r := range roles {
+		parts[i] = fmt.Sprintf("%s %.0f%%", r, 100*h.CPUByProcess[r])
+	}
+	return strings.Join(parts, ", ")
 }
