@@ -57,6 +57,7 @@ type runFlags struct {
 	duration                      time.Duration
 	records                       int64
 	members                       int
+	warmup                        time.Duration
 	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
@@ -72,6 +73,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 0, "override the workload's traffic duration")
 	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
 	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
+	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),
@@ -96,6 +98,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if fs.NArg() == 0 || (fs.NArg() > 1 && !f.dryRun) {
 		fs.Usage()
 		return "", cli.Usagef("expected one workload file (several with --dry-run), got %d arguments", fs.NArg())
+	}
+	if f.warmup < 0 || f.warmup > 10*time.Minute {
+		return "", cli.Usagef("--warmup %v: expected a duration from 0 (no warm-up) to 10m", f.warmup)
 	}
 	if f.repeat < 1 || f.repeat > maxRepeat {
 		return "", cli.Usagef("--repeat %d: expected 1 to %d", f.repeat, maxRepeat)
@@ -201,7 +206,11 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s: %s\n", spec.File, w)
 	}
-	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results,
+	warmup := f.warmup
+	if warmup == 0 {
+		warmup = -1
+	}
+	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup,
 		Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
 }
 

@@ -421,3 +421,80 @@ func roleOf(pid, self int) string {
 	}
 	return "other"
 }
+
+// Processes measures the share of the host's CPU a set of processes used
+// between one Sample and the next (their user and system time over the
+// host's, both from /proc): a broker's, while the driver warms it; and
+// the share their JIT compiler threads used (a JVM's threads named
+// "C1 CompilerThread…", "C2 CompilerThread…"), which is what a JVM that
+// has just started spends its first minutes on.
+type Processes struct {
+	pids               []int
+	prevTicks, prevJIT uint64
+	havePrev           bool
+	host               cpuSampler
+}
+
+// NewProcesses starts measuring the processes of pids.
+func NewProcesses(pids []int) *Processes {
+	p := &Processes{pids: pids}
+	p.Sample()
+	return p
+}
+
+// Sample returns the shares of the host's CPU (0 to 1, over all its
+// cores) the processes, and their JIT compiler threads, used since the
+// previous Sample; ok is false for the first, or when /proc cannot be
+// read.
+func (p *Processes) Sample() (share, jit float64, ok bool) {
+	var ticks, jitTicks uint64
+	for _, pid := range p.pids {
+		if t, ok := statTicks("/proc/" + strconv.Itoa(pid) + "/stat"); ok {
+			ticks += t
+		}
+		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+		if err != nil {
+			continue
+		}
+		for _, task := range tasks {
+			path := "/proc/" + strconv.Itoa(pid) + "/task/" + task.Name()
+			comm, err := os.ReadFile(path + "/comm")
+			if err != nil || !strings.Contains(string(comm), "CompilerThre") {
+				continue
+			}
+			if t, ok := statTicks(path + "/stat"); ok {
+				jitTicks += t
+			}
+		}
+	}
+	_, _, total, hostOK := p.host.sample()
+	prev, prevJIT, had := p.prevTicks, p.prevJIT, p.havePrev
+	p.prevTicks, p.prevJIT, p.havePrev = ticks, jitTicks, true
+	if !had || !hostOK || total == 0 {
+		return 0, 0, false
+	}
+	share = min(float64(ticks-min(prev, ticks))/float64(total), 1)
+	jit = min(float64(jitTicks-min(prevJIT, jitTicks))/float64(total), 1)
+	return share, jit, true
+}
+
+// statTicks reads a process's or a thread's user and system time, in
+// clock ticks, from its stat file.
+func statTicks(path string) (uint64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	// pid (comm) state ppid ... utime stime: comm may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	ut, _ := strconv.ParseUint(f[11], 10, 64)
+	st, _ := strconv.ParseUint(f[12], 10, 64)
+	return ut + st, true
+}

@@ -27,10 +27,26 @@ type Run struct {
 	Seed          int64    `json:"seed"`
 	Repeat        int      `json:"repeat"` // how many times each cell ran
 	Cells         []string `json:"cells"`  // cell folder names, in run order
+	// Warmup is how the run warmed a local cluster's brokers before its
+	// first cell; nil when it did not (a cluster whose processes it does
+	// not own).
+	Warmup *Warmup `json:"warmup,omitempty"`
 	Lifecycle
 	// Command is the command line, with the value of every secret
 	// property masked as "***".
 	Command []string `json:"command"`
+}
+
+// Warmup is the warm-up of a local cluster's brokers before a run's first
+// cell: traffic and group rebalances until the brokers' JIT compiler
+// threads went quiet (Settled) or the bound passed.
+type Warmup struct {
+	Seconds float64 `json:"seconds"`
+	Settled bool    `json:"settled"`
+	// BrokerCPU and JITCPU are the brokers' share of the host's CPU, each
+	// second, and their JIT compiler threads' share.
+	BrokerCPU []float64 `json:"broker_cpu"`
+	JITCPU    []float64 `json:"jit_cpu"`
 }
 
 // Cell is cell.json: the environment record of one cell.

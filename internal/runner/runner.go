@@ -54,6 +54,10 @@ type Options struct {
 	Command []string
 	// Launcher starts member processes (default: local child processes).
 	Launcher launcher.Launcher
+	// Warmup bounds the warm-up of a local cluster that Run opens (the
+	// brokers served traffic and group rebalances until their CPU stops
+	// falling, warmup.go): 0 is DefaultWarmup, a negative value none.
+	Warmup time.Duration
 
 	// live: Out is a terminal, where the progress line is redrawn in place
 	// every second; elsewhere (a CI log, a file) it is a plain line every
@@ -199,6 +203,16 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	}
 	fmt.Fprintf(o.Out, "cluster: %s, Kafka %s (the broker reports %s), %d broker(s) at %s (ready in %s)\n",
 		info.Provider, info.KafkaVersion, info.BrokerVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
+	if o.Open == nil && o.Warmup >= 0 {
+		w, err := warmUp(ctx, c, info, o.warmupBound(), func(format string, args ...any) { fmt.Fprintf(o.Out, format+"\n", args...) })
+		if err != nil {
+			return res, interrupted(ctx, err)
+		}
+		run.Warmup = w
+		if err := runfolder.WriteJSON(filepath.Join(dir, "run.json"), run); err != nil {
+			return res, err
+		}
+	}
 
 	return res, runCells(ctx, &o, plan, dir, stamp, c, info)
 }
@@ -231,6 +245,17 @@ func (o *Options) setDefaults() error {
 	return nil
 }
 
+// DefaultWarmup bounds a run's warm-up of a cluster it started.
+const DefaultWarmup = maxWarm
+
+// warmupBound is the warm-up's bound.
+func (o *Options) warmupBound() time.Duration {
+	if o.Warmup == 0 {
+		return DefaultWarmup
+	}
+	return o.Warmup
+}
+
 // runStamp names a run's topics and groups: its start and a random tag.
 // Two runs started in the same second (other results folders, one
 // external cluster) must not share a topic.
@@ -245,10 +270,8 @@ func runStamp(started time.Time) string {
 func newRunRecord(o *Options) runfolder.Run {
 	run := runfolder.Run{SchemaVersion: runfolder.SchemaVersion, Workload: o.Spec.Name, WorkloadFile: o.Spec.File,
 		Seed: o.Spec.Seed, Repeat: o.Repeat, Command: kafkaconf.RedactArgs(o.Command)}
-	for _, c := range o.Cells {
-		for k := 0; k < o.Repeat; k++ {
-			run.Cells = append(run.Cells, cellFolder(c, k, o.Repeat))
-		}
+	for _, s := range schedule(o.Cells, o.Repeat) {
+		run.Cells = append(run.Cells, cellFolder(s.cell, s.iter, o.Repeat))
 	}
 	run.Begin(time.Now())
 	return run
@@ -296,27 +319,48 @@ func interrupted(ctx context.Context, err error) error {
 // is reported and the run goes on; an interruption ends it.
 func runCells(ctx context.Context, o *Options, plan Plan, dir, stamp string, c cluster.Cluster, info cluster.Info) error {
 	var failed []string
-	for _, cell := range o.Cells {
-		for k := 0; k < o.Repeat; k++ {
+	for _, s := range schedule(o.Cells, o.Repeat) {
+		cell, k := s.cell, s.iter
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+		}
+		cr := &cellRun{opts: o, cell: cell, iter: k, cluster: c, info: info,
+			dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), runDir: dir, plan: plan,
+			stamp: stamp}
+		if err := cr.run(ctx); err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+				return fmt.Errorf("%w during %s: %v", ErrInterrupted, cell.Name, context.Cause(ctx))
 			}
-			cr := &cellRun{opts: o, cell: cell, iter: k, cluster: c, info: info,
-				dir: filepath.Join(dir, cellFolder(cell, k, o.Repeat)), runDir: dir, plan: plan,
-				stamp: stamp}
-			if err := cr.run(ctx); err != nil {
-				if ctx.Err() != nil {
-					return fmt.Errorf("%w during %s: %v", ErrInterrupted, cell.Name, context.Cause(ctx))
-				}
-				fmt.Fprintf(o.Out, "%scell %s failed: %v\n", o.clearLine(), cell.Name, err)
-				failed = append(failed, cell.Name)
-			}
+			fmt.Fprintf(o.Out, "%scell %s failed: %v\n", o.clearLine(), cell.Name, err)
+			failed = append(failed, cell.Name)
 		}
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("%d cell(s) failed: %s", len(failed), strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// scheduled is one cell's iteration, in the order a run runs them.
+type scheduled struct {
+	cell workloads.Cell
+	iter int
+}
+
+// schedule is the order a run runs its cells in: iteration by iteration,
+// each iteration's cells rotated by one place from the previous one's,
+// so that over n iterations of n cells each cell runs first once. The
+// first cell of a run meets a cluster that has served nothing yet, and
+// whatever the warm-up leaves of that, no strategy pays it in every
+// iteration.
+func schedule(cells []workloads.Cell, repeat int) []scheduled {
+	var out []scheduled
+	for k := 0; k < repeat; k++ {
+		for i := range cells {
+			out = append(out, scheduled{cells[(i+k)%len(cells)], k})
+		}
+	}
+	return out
 }
 
 // cellFolder is a cell's folder in the run: <cell>, or <cell>/iter-<k>

@@ -200,7 +200,7 @@ func runComplete(t *testing.T, spec *workloads.Spec, cells int) (runner.Result, 
 	var out strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: t.TempDir(), Binary: chaosBinary,
+	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: t.TempDir(), Binary: chaosBinary, Warmup: -1,
 		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: &out})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
@@ -340,7 +340,7 @@ func TestRunInterruptedIsPartial(t *testing.T) {
 	out := &watchedOutput{want: "group formed", then: func() {
 		time.AfterFunc(5*time.Second, func() { cancel(errors.New("interrupted by SIGINT")) })
 	}}
-	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary,
+	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary, Warmup: -1,
 		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: out})
 	if !errors.Is(err, runner.ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrInterrupted\n%s", err, out.String())

@@ -105,6 +105,12 @@ func (p *SweepPlan) openCluster(ctx context.Context, dir string) (cluster.Cluste
 	}
 	fmt.Fprintf(p.Out, "cluster: %s, Kafka %s (the broker reports %s), %d broker(s) at %s (ready in %s)\n",
 		info.Provider, info.KafkaVersion, info.BrokerVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
+	// The sweep's runs share the cluster: it is warmed once, before the
+	// first point, as a run warms the cluster it starts.
+	if _, err := warmUp(ctx, c, info, DefaultWarmup, func(format string, args ...any) { fmt.Fprintf(p.Out, format+"\n", args...) }); err != nil {
+		c.Close(context.Background())
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
 	return c, nil
 }
 
