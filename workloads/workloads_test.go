@@ -18,7 +18,8 @@ import (
 func shipped() []string {
 	files, _ := filepath.Glob("*.yaml")
 	more, _ := filepath.Glob("scenarios/*.yaml")
-	return append(files, more...)
+	regressions, _ := filepath.Glob("nightly-regressions/*.yaml")
+	return append(append(files, more...), regressions...)
 }
 
 func TestShippedWorkloads(t *testing.T) {
@@ -483,6 +484,42 @@ func TestKeyStreamIsReproducible(t *testing.T) {
 			if ksA.Key(ka) != ksB.Key(kb) || sa != sb {
 				t.Fatalf("%s: record %d: (%s, %d) vs (%s, %d)", f, i, ksA.Key(ka), sa, ksB.Key(kb), sb)
 			}
+		}
+	}
+}
+
+// The nightly's regressions are the nightly suite with one setting made
+// worse, and nothing else: the calibration compares them with it cell by
+// cell (docs/nightly.md).
+func TestNightlyRegressionsChangeOneSetting(t *testing.T) {
+	nightly, err := Load("nightly.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, change := range map[string]func(s *Spec){
+		"nightly-regressions/slower-crash-detection.yaml":  func(s *Spec) { s.Consumer.SessionTimeout = nightly.Consumer.SessionTimeout },
+		"nightly-regressions/doubled-processing-cost.yaml": func(s *Spec) { s.Consumer.Processing = nightly.Consumer.Processing },
+	} {
+		s, err := Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reflect.DeepEqual(s.Consumer, nightly.Consumer) {
+			t.Errorf("%s: the same consumer section as nightly.yaml: no regression", file)
+		}
+		change(s)
+		a, b := s, nightly
+		// A step's line differs with the file's header, nothing else.
+		plan := func(s *Spec) []PlannedStep {
+			p := s.ChaosPlan()
+			for i := range p {
+				p[i].Line = 0
+			}
+			return p
+		}
+		if !reflect.DeepEqual(a.Consumer, b.Consumer) || !reflect.DeepEqual(a.Cells(), b.Cells()) || !reflect.DeepEqual(plan(a), plan(b)) ||
+			a.Duration != b.Duration || !reflect.DeepEqual(a.Producer, b.Producer) || !reflect.DeepEqual(a.Topic, b.Topic) || !reflect.DeepEqual(a.Keys, b.Keys) {
+			t.Errorf("%s: differs from nightly.yaml in more than its one setting", file)
 		}
 	}
 }
