@@ -46,3 +46,29 @@ host-capacity: $(bench_needs)
 		$(CHAOS) run --results $(HOST_CAPACITY_DIR) --members $$n $(bench_cluster) $(RUN_FLAGS) $(HOST_CAPACITY_WORKLOAD) || true; \
 	done
 	$(CHAOS) analyze -fail-on never $(HOST_CAPACITY_DIR)
+
+# Where the host check's signals start to move the figures they protect
+# (docs/host-check.md): the host-check workload quiet, then beside CPU
+# hogs (HOST_CHECK_HOGS: hogs:nice, busy loops outside the harness), each
+# HOST_CHECK_REPEAT times, and the table of signals and figures. About
+# half an hour on two cores.
+HOST_CHECK_WORKLOAD ?= workloads/host-check.yaml
+HOST_CHECK_REPEAT   ?= 3
+HOST_CHECK_HOGS     ?= 1:0 2:0 4:0 4:19
+ifeq ($(HOST_CHECK_DIR),)
+HOST_CHECK_DIR := results/host-check-$(shell date -u +%Y%m%dT%H%M%SZ)
+endif
+
+.PHONY: host-check-experiment
+
+host-check-experiment: $(bench_needs)
+	$(CHAOS) bench --results $(HOST_CHECK_DIR)/quiet --repeat $(HOST_CHECK_REPEAT) $(bench_cluster) $(RUN_FLAGS) $(HOST_CHECK_WORKLOAD)
+	@pids=""; trap 'kill $$pids 2>/dev/null' EXIT INT TERM; \
+	for c in $(HOST_CHECK_HOGS); do \
+		n=$${c%%:*}; nice=$${c##*:}; pids=""; \
+		for i in $$(seq 1 $$n); do nice -n $$nice sh -c 'while :; do :; done' & pids="$$pids $$!"; done; \
+		echo "== $$n CPU hog(s) at nice $$nice:$$pids"; \
+		$(CHAOS) bench --results $(HOST_CHECK_DIR)/hogs-$$n-nice-$$nice --repeat $(HOST_CHECK_REPEAT) $(bench_cluster) $(RUN_FLAGS) $(HOST_CHECK_WORKLOAD) || true; \
+		kill $$pids 2>/dev/null; wait $$pids 2>/dev/null; \
+	done
+	$(GO) run ./internal/check/hostexp $(HOST_CHECK_DIR)

@@ -63,9 +63,10 @@ type hostCheck struct {
 	// byRole: each role's share of the host's CPU, in permille
 	// (probe: cpu_driver, cpu_broker, cpu_member_<client>, cpu_other).
 	byRole map[string]*[1001]int
-	// drift and overrun: the processes' per-second maxima (µs).
-	drift, overrun *hdrhistogram.Histogram
-	driftMax       float64
+	// drift and overrun: the processes' per-second maxima (µs); sched the
+	// processes' per-second p99 of their goroutines' wait to run (µs).
+	drift, overrun, sched *hdrhistogram.Histogram
+	driftMax, schedMax    float64
 	overrunMax     float64
 	overrunWorst   string
 	explained      int // member seconds an act of chaos explained
@@ -99,7 +100,7 @@ func hostDefaults(o summary.HostOptions) summary.HostOptions {
 }
 
 func newHostCheck(g *model) *hostCheck {
-	return &hostCheck{g: g, drift: newLatencyHistogram(), overrun: newLatencyHistogram(), prodLag: newLatencyHistogram(),
+	return &hostCheck{g: g, drift: newLatencyHistogram(), overrun: newLatencyHistogram(), sched: newLatencyHistogram(), prodLag: newLatencyHistogram(),
 		last: map[memberKey]int64{}, byRole: map[string]*[1001]int{}}
 }
 
@@ -156,6 +157,10 @@ func (c *hostCheck) probe(e *history.Event) {
 			_ = c.drift.RecordValue(usOf(d))
 			c.driftMax = max(c.driftMax, d)
 		}
+	}
+	if s, ok := m["sched_p99_ms"]; ok && !explained {
+		_ = c.sched.RecordValue(usOf(s))
+		c.schedMax = max(c.schedMax, s)
 	}
 	if o, ok := m["poll_overrun_max_ms"]; ok && !explained {
 		_ = c.overrun.RecordValue(usOf(o))
@@ -252,6 +257,9 @@ func (c *hostCheck) result(s *summary.Summary) {
 	}
 	if c.drift.TotalCount() > 0 {
 		r.DriftP99Ms, r.DriftMaxMs = ptr(ms(c.drift, 99)), ptr(c.driftMax)
+	}
+	if c.sched.TotalCount() > 0 {
+		r.SchedP99Ms, r.SchedMaxMs = ptr(ms(c.sched, 99)), ptr(c.schedMax)
 	}
 	if c.overrun.TotalCount() > 0 {
 		r.OverrunP99Ms, r.OverrunMaxMs, r.OverrunMember = ptr(ms(c.overrun, 99)), ptr(c.overrunMax), c.overrunWorst

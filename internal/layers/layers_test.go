@@ -28,7 +28,7 @@ var layer = map[string]int{
 	"internal/runner": 3, "report": 3, "internal/kafkatest": 3, "internal/sweep/groupmodel": 3,
 	"internal/sweep/sweeptest": 3,
 
-	"cmd/chaos": 4, "cmd/loadgen": 4, "internal/check/synth/benchanalyze": 4,
+	"cmd/chaos": 4, "cmd/loadgen": 4, "internal/check/synth/benchanalyze": 4, "internal/check/hostexp": 4,
 	"internal/loadgen/benchproducer": 4, "assign/javabench": 4, "internal/member/benchmember": 4,
 }
 

@@ -399,6 +399,11 @@ type HostResult struct {
 	// The harness processes' timer drift, over their per-second maxima.
 	DriftP99Ms *float64 `json:"drift_p99_ms,omitempty"`
 	DriftMaxMs *float64 `json:"drift_max_ms,omitempty"`
+	// The harness processes' scheduling latency: the 99th percentile, each
+	// second, of their goroutines' wait to run (Go's runtime), over those
+	// per-second figures; reported, not deciding (docs/host-check.md).
+	SchedP99Ms *float64 `json:"sched_p99_ms,omitempty"`
+	SchedMaxMs *float64 `json:"sched_max_ms,omitempty"`
 	// Members' poll-loop overruns no chaos step explains, over their
 	// per-second maxima, and the member with the longest.
 	OverrunP99Ms  *float64 `json:"overrun_p99_ms,omitempty"`
