@@ -67,10 +67,10 @@ type hostCheck struct {
 	// processes' per-second p99 of their goroutines' wait to run (µs).
 	drift, overrun, sched *hdrhistogram.Histogram
 	driftMax, schedMax    float64
-	overrunMax     float64
-	overrunWorst   string
-	explained      int // member seconds an act of chaos explained
-	gcMax          float64
+	overrunMax            float64
+	overrunWorst          string
+	explained             int // member seconds an act of chaos explained
+	gcMax                 float64
 	// prodLag: the producer's send minus intended time (µs).
 	prodLag *hdrhistogram.Histogram
 	probes  int
