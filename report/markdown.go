@@ -397,7 +397,11 @@ func HostLine(s *summary.Summary) string {
 		}
 		return FormatMs(*p)
 	}
-	return fmt.Sprintf("host %s: %d members (%s); CPU busy p50 %.0f%% (the harness %.0f%%), saturated %d of %d s; producer lag p99 %s; drift p99 %s (max %s); poll-loop overrun max %s; GC pause max %s",
-		state, s.Cell.Members, s.Cell.Client, h.CPUBusyP50*100, h.CPUHarnessP50*100, h.CPUSaturatedSeconds, h.CPUSeconds,
+	users := ""
+	if u := h.CPUUsers(); u != "" {
+		users = "; by process " + u
+	}
+	return fmt.Sprintf("host %s: %d members (%s); CPU busy p50 %.0f%% (the harness %.0f%%%s), at least %.0f%% in %d of %d s; producer lag p99 %s; drift p99 %s (max %s); poll-loop overrun max %s; GC pause max %s",
+		state, s.Cell.Members, s.Cell.Client, h.CPUBusyP50*100, h.CPUHarnessP50*100, users, h.Thresholds.CPUBusy*100, h.CPUSaturatedSeconds, h.CPUSeconds,
 		opt(h.ProducerLagP99Ms), opt(h.DriftP99Ms), opt(h.DriftMaxMs), opt(h.OverrunMaxMs), FormatMs(h.GCPauseMaxMs))
 }
