@@ -63,7 +63,9 @@ func TestOracleIncarnationsNearTheBound(t *testing.T) {
 	if _, err := CheckHistory("range", "t", 1, events); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	// A guard against the minutes the old walk took, not a speed
+	// target: a loaded two-core machine under -race takes seconds.
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("3000 incarnations took %v", d)
 	}
 	if _, err := CheckHistory("range", "t", 2000000000, events); err == nil {
