@@ -48,6 +48,18 @@ var javaOptions = []string{
 	"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
 }
 
+// JavaOptionsEnv names the environment variable whose options (separated
+// by spaces) the java member's JVM takes after its own, so that they win:
+// a larger heap, another collector, compilation limits. A cell's record
+// keeps the options its members ran with (Versions.JavaOptions).
+const JavaOptionsEnv = "CHAOSBENCH_JAVA_OPTIONS"
+
+// JavaOptions returns the options the java member's JVM runs with: its
+// own, then those of JavaOptionsEnv.
+func JavaOptions() []string {
+	return append(slices.Clone(javaOptions), strings.Fields(os.Getenv(JavaOptionsEnv))...)
+}
+
 // JavaMember is a built Java member program.
 type JavaMember struct {
 	Java      string // the java binary
@@ -56,7 +68,7 @@ type JavaMember struct {
 
 // Command returns the command line that runs the program with args.
 func (j JavaMember) Command(args ...string) []string {
-	cmd := append([]string{j.Java}, javaOptions...)
+	cmd := append([]string{j.Java}, JavaOptions()...)
 	cmd = append(cmd, "-cp", j.Classpath, javaMain)
 	return append(cmd, args...)
 }

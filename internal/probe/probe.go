@@ -36,6 +36,7 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"runtime/metrics"
@@ -477,6 +478,18 @@ func (p *Processes) Sample() (share, jit float64, ok bool) {
 	jit = min(float64(jitTicks-min(prevJIT, jitTicks))/float64(total), 1)
 	return share, jit, true
 }
+
+// ProcessCPU returns the user and system time process pid has used so
+// far, from /proc/<pid>/stat; false if it cannot be read (the process has
+// gone, or there is no /proc).
+func ProcessCPU(pid int) (time.Duration, bool) {
+	ticks, ok := statTicks(fmt.Sprintf("/proc/%d/stat", pid))
+	return time.Duration(ticks) * time.Second / userHZ, ok
+}
+
+// userHZ is the unit of the times of /proc/<pid>/stat (the kernel's
+// USER_HZ, 100 on every architecture Linux exposes to user space).
+const userHZ = 100
 
 // statTicks reads a process's or a thread's user and system time, in
 // clock ticks, from its stat file.

@@ -132,8 +132,11 @@ type Versions struct {
 	// (java cells only).
 	KafkaClients string `json:"kafka_clients,omitempty"`
 	Java         string `json:"java,omitempty"`
-	Go           string `json:"go"`
-	Chaosbench   string `json:"chaosbench"`
+	// JavaOptions: the JVM options of the java cells' members
+	// (member.JavaOptions).
+	JavaOptions []string `json:"java_options,omitempty"`
+	Go          string   `json:"go"`
+	Chaosbench  string   `json:"chaosbench"`
 }
 
 // Machine records where a cell ran. A measurement belongs to its machine:

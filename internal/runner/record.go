@@ -32,6 +32,7 @@ func (c *cellRun) beginRecord() error {
 	c.record.Begin(time.Now())
 	if c.cell.Client == vocab.ClientJava {
 		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
+		c.record.Versions.JavaOptions = member.JavaOptions()
 	}
 	return c.saveRecord()
 }

@@ -18,7 +18,17 @@
 // from the first record taken to the last, on the consumer's own clock
 // (the member's from its history, the bare consumer's from its report),
 // so that neither the group join nor the stop counts; CPU is the process's
-// user and system time over its whole life (rusage).
+// user and system time over its whole life (rusage). Once its group has
+// committed the whole topic, each side is left idle for -idle before it is
+// stopped: its CPU over that window (from /proc) is what it costs a host
+// when there is nothing to consume, as most members of a large group are
+// most of the time.
+//
+// The java client's member is a JVM: -jvm NAME=OPTIONS measures it (and
+// its bare consumer, chaosbench.member.Bare) once more with OPTIONS after
+// the JVM's own (member.JavaOptionsEnv, as a run takes them), so that JVM
+// settings (compilation, collector, heap) are compared side by side in
+// one run, each as "java/NAME".
 //
 //	benchmember [flags]          run the benchmark
 //	benchmember bare FLAGS...    the bare consumer, with a member's flags (started by the benchmark)
@@ -47,6 +57,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/stat"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -60,7 +71,9 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 5, "measured runs of each side, alternating (after one warm-up run each)")
 	flag.IntVar(&o.partitions, "partitions", 6, "partitions of the topic")
 	flag.IntVar(&o.valueSize, "value-size", 100, "value size, bytes")
-	flag.StringVar(&o.clients, "clients", "confluent,franz", "clients to measure, comma-separated: confluent, franz")
+	flag.StringVar(&o.clients, "clients", "confluent,franz", "clients to measure, comma-separated: confluent, franz, java")
+	flag.DurationVar(&o.idle, "idle", 10*time.Second, "how long each side stays idle after draining the topic, its CPU measured")
+	flag.Var(&o.jvms, "jvm", "NAME=OPTIONS: measure the java client also with these JVM options after its own (as CHAOSBENCH_JAVA_OPTIONS gives them to a run), as java/NAME; repeatable")
 	flag.StringVar(&o.strategy, "strategy", "range", "partition assignment strategy of both sides")
 	flag.StringVar(&o.policy, "policy", "sync-batch", "commit policy of both sides: sync-batch, async-batch or auto")
 	flag.IntVar(&o.maxPoll, "max-poll-records", 500, "max.poll.records of both sides")
@@ -78,10 +91,14 @@ func main() {
 		os.Exit(2)
 	}
 	for _, c := range strings.Split(o.clients, ",") {
-		if c != "confluent" && c != "franz" {
-			fmt.Fprintf(os.Stderr, "bench-member: --clients: %q: expected confluent or franz\n", c)
+		if c != "confluent" && c != "franz" && c != "java" {
+			fmt.Fprintf(os.Stderr, "bench-member: --clients: %q: expected confluent, franz or java\n", c)
 			os.Exit(2)
 		}
+	}
+	if o.idle < 0 || o.idle > 10*time.Minute {
+		fmt.Fprintf(os.Stderr, "bench-member: --idle %s: expected 0 to 10m\n", o.idle)
+		os.Exit(2)
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-member:", err)
@@ -92,7 +109,47 @@ func main() {
 type options struct {
 	records, rounds, partitions, valueSize, maxPoll int
 	clients, strategy, policy, chaos                string
+	idle                                            time.Duration
+	jvms                                            jvmFlag
 	keep                                            bool
+}
+
+// A subject is what one column of the benchmark measures: a client, and
+// for java the JVM options added to the member's (none by default).
+type subject struct {
+	label, client, jvmOptions string
+}
+
+// jvmFlag collects -jvm NAME=OPTIONS.
+type jvmFlag []subject
+
+func (f *jvmFlag) String() string { return fmt.Sprint(*f) }
+
+func (f *jvmFlag) Set(v string) error {
+	name, opts, ok := strings.Cut(v, "=")
+	if !ok || name == "" || strings.ContainsAny(name, "/ ") || strings.TrimSpace(opts) == "" {
+		return fmt.Errorf("%q: expected NAME=OPTIONS, e.g. c1=-XX:TieredStopAtLevel=1", v)
+	}
+	for _, s := range *f {
+		if s.label == "java/"+name {
+			return fmt.Errorf("%q: %s is named twice", v, name)
+		}
+	}
+	*f = append(*f, subject{label: "java/" + name, client: "java", jvmOptions: opts})
+	return nil
+}
+
+// subjects lists what the run measures, in the order of --clients, each
+// java variant after the plain java client.
+func (o options) subjects() []subject {
+	var ss []subject
+	for _, c := range strings.Split(o.clients, ",") {
+		ss = append(ss, subject{label: c, client: c})
+		if c == "java" {
+			ss = append(ss, o.jvms...)
+		}
+	}
+	return ss
 }
 
 // bare runs the bare consumer with a member's flags and prints its result
@@ -113,15 +170,44 @@ func bare(args []string) error {
 
 // measurement is one side's drain of the topic.
 type measurement struct {
-	side, client string
-	round        int
-	records      int64
-	elapsed      time.Duration // first record to last
-	cpu          time.Duration // user + system, whole process
+	side, label string
+	round       int
+	records     int64
+	elapsed     time.Duration // first record to last
+	cpu         time.Duration // user + system, whole process
+	idleCores   float64       // CPU over the idle window, in cores
 }
 
-func (m measurement) rate() float64      { return float64(m.records) / m.elapsed.Seconds() }
-func (m measurement) perCPUSec() float64 { return float64(m.records) / m.cpu.Seconds() }
+func (m measurement) rate() float64        { return float64(m.records) / m.elapsed.Seconds() }
+func (m measurement) perCPUSec() float64   { return float64(m.records) / m.cpu.Seconds() }
+func (m measurement) idlePercent() float64 { return 100 * m.idleCores }
+
+// sides are the programs that run each side: the chaos binary (members),
+// this program (the Go clients' bare consumers) and the built Java member
+// (its bare consumer).
+type sides struct {
+	chaos, self string
+	java        member.JavaMember
+}
+
+// command returns the command of one side of subj with the member flags args.
+func (c sides) command(side string, subj subject, args []string) *exec.Cmd {
+	var cmd *exec.Cmd
+	switch {
+	case side == "member":
+		cmd = exec.Command(c.chaos, append([]string{"member"}, args...)...)
+	case subj.client == "java":
+		argv := c.java.Command(append([]string{"--bare"}, args...)...)
+		cmd = exec.Command(argv[0], argv[1:]...)
+	default:
+		cmd = exec.Command(c.self, append([]string{"bare"}, args...)...)
+	}
+	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+	if subj.jvmOptions != "" {
+		cmd.Env = append(cmd.Env, member.JavaOptionsEnv+"="+subj.jvmOptions)
+	}
+	return cmd
+}
 
 func run(o options) error {
 	chaos, err := filepath.Abs(o.chaos)
@@ -135,7 +221,13 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	clients := strings.Split(o.clients, ",")
+	subjects := o.subjects()
+	var java member.JavaMember
+	if slices.ContainsFunc(subjects, func(s subject) bool { return s.client == "java" }) {
+		if java, err = member.BuildJava(context.Background(), os.Stdout); err != nil {
+			return err
+		}
+	}
 	work, err := os.MkdirTemp("", "chaosbench-bench-member-")
 	if err != nil {
 		return err
@@ -170,29 +262,30 @@ func run(o options) error {
 		o.records, o.valueSize, o.partitions, o.strategy, o.policy, o.maxPoll)
 	fmt.Printf("%d measured rounds after one warm-up, member and bare consumer alternating (the first side alternates too)\n\n", o.rounds)
 
-	ms, err := measure(ctx, adm, chaos, self, c.Bootstrap(), topic, work, clients, o)
+	sides := sides{chaos: chaos, self: self, java: java}
+	ms, err := measure(ctx, adm, sides, c.Bootstrap(), topic, work, subjects, o)
 	if err != nil {
 		return err
 	}
-	summarize(ms, clients, o.rounds)
+	summarize(ms, subjects, o.rounds)
 	return nil
 }
 
 // measure drains the topic with each side of each client, one warm-up
 // round and then o.rounds measured ones, the first side alternating from
 // round to round, and returns the measured drains.
-func measure(ctx context.Context, adm *kadm.Client, chaos, self, bootstrap, topic, work string, clients []string, o options) ([]measurement, error) {
+func measure(ctx context.Context, adm *kadm.Client, cmds sides, bootstrap, topic, work string, subjects []subject, o options) ([]measurement, error) {
 	var ms []measurement
 	for round := 0; round <= o.rounds; round++ {
-		for _, client := range clients {
+		for _, subj := range subjects {
 			sides := []string{"member", "bare"}
 			if round%2 == 1 {
 				slices.Reverse(sides)
 			}
 			for _, side := range sides {
-				m, err := drain(ctx, adm, chaos, self, bootstrap, topic, work, side, client, round, o)
+				m, err := drain(ctx, adm, cmds, bootstrap, topic, work, side, subj, round, o)
 				if err != nil {
-					return nil, fmt.Errorf("round %d, %s %s: %w", round, client, side, err)
+					return nil, fmt.Errorf("round %d, %s %s: %w", round, subj.label, side, err)
 				}
 				what := fmt.Sprintf("round %d", round)
 				if round == 0 {
@@ -200,8 +293,8 @@ func measure(ctx context.Context, adm *kadm.Client, chaos, self, bootstrap, topi
 				} else {
 					ms = append(ms, m)
 				}
-				fmt.Printf("%-8s %-9s %-6s %9.0f records/s  %9.0f records per CPU-second  (%s, CPU %s)\n",
-					what, client, side, m.rate(), m.perCPUSec(), m.elapsed.Round(time.Millisecond), m.cpu.Round(time.Millisecond))
+				fmt.Printf("%-8s %-12s %-6s %9.0f records/s  %9.0f records per CPU-second  (%s, CPU %s; idle %.2f%% of a core)\n",
+					what, subj.label, side, m.rate(), m.perCPUSec(), m.elapsed.Round(time.Millisecond), m.cpu.Round(time.Millisecond), 100*m.idleCores)
 			}
 		}
 	}
@@ -210,13 +303,13 @@ func measure(ctx context.Context, adm *kadm.Client, chaos, self, bootstrap, topi
 
 // summarize prints, per client and metric, each side's spread over the
 // rounds and the member's ratio to the bare consumer.
-func summarize(ms []measurement, clients []string, rounds int) {
+func summarize(ms []measurement, subjects []subject, rounds int) {
 	fmt.Printf("\nmedian [min – max] of %d rounds:\n", rounds)
-	for _, client := range clients {
+	for _, subj := range subjects {
 		pick := func(side string, f func(measurement) float64) []float64 {
 			var xs []float64
 			for _, m := range ms {
-				if m.client == client && m.side == side {
+				if m.label == subj.label && m.side == side {
 					xs = append(xs, f(m))
 				}
 			}
@@ -225,7 +318,7 @@ func summarize(ms []measurement, clients []string, rounds int) {
 		for _, metric := range []struct {
 			name string
 			f    func(measurement) float64
-		}{{"records/s", measurement.rate}, {"records per CPU-second", measurement.perCPUSec}} {
+		}{{"records/s", measurement.rate}, {"records per CPU-second", measurement.perCPUSec}, {"idle, % of a core", measurement.idlePercent}} {
 			mem, bar := pick("member", metric.f), pick("bare", metric.f)
 			// Each round's pair ran back to back: their ratio shows how
 			// much of the spread the two sides share (the host's load).
@@ -233,7 +326,13 @@ func summarize(ms []measurement, clients []string, rounds int) {
 			for i := range min(len(mem), len(bar)) {
 				ratios = append(ratios, mem[i]/bar[i])
 			}
-			fmt.Printf("  %-9s %-23s member %s   bare %s   member/bare %.3f (harness cost %.1f%%), per round %s\n", client, metric.name,
+			if metric.name == "idle, % of a core" {
+				// A cost, not a rate: the member's excess over the bare consumer's.
+				fmt.Printf("  %-12s %-23s member %s   bare %s   member - bare %+.2f points\n", subj.label, metric.name,
+					spreadPrec(mem, 2), spreadPrec(bar, 2), stat.Median(mem)-stat.Median(bar))
+				continue
+			}
+			fmt.Printf("  %-12s %-23s member %s   bare %s   member/bare %.3f (harness cost %.1f%%), per round %s\n", subj.label, metric.name,
 				spread(mem), spread(bar), stat.Median(mem)/stat.Median(bar), 100*(1-stat.Median(mem)/stat.Median(bar)), spreadRatio(ratios))
 		}
 	}
@@ -282,20 +381,16 @@ producer: {client: franz, rate: unlimited}
 
 // drain runs one side against a fresh group until the group has committed
 // the whole topic, then stops it.
-func drain(ctx context.Context, adm *kadm.Client, chaos, self, bootstrap, topic, work, side, client string, round int, o options) (measurement, error) {
-	m := measurement{side: side, client: client, round: round}
-	group := fmt.Sprintf("bench-%s-%s-%d", side, client, round)
+func drain(ctx context.Context, adm *kadm.Client, cmds sides, bootstrap, topic, work, side string, subj subject, round int, o options) (measurement, error) {
+	m := measurement{side: side, label: subj.label, round: round}
+	client := subj.client
+	group := fmt.Sprintf("bench-%s-%s-%d", side, strings.ReplaceAll(subj.label, "/", "-"), round)
 	dir := filepath.Join(work, group)
 	cfg := member.Defaults()
 	cfg.Name, cfg.HistoryDir, cfg.Bootstrap, cfg.Group, cfg.Topic = "m1", filepath.Join(dir, "history"), bootstrap, group, topic
 	cfg.Client, cfg.Strategy, cfg.Policy, cfg.MaxPollRecords = client, o.strategy, o.policy, o.maxPoll
 	cfg.SessionTimeout, cfg.HeartbeatInterval = 10*time.Second, time.Second
-	var cmd *exec.Cmd
-	if side == "member" {
-		cmd = exec.Command(chaos, append([]string{"member"}, cfg.Args()...)...)
-	} else {
-		cmd = exec.Command(self, append([]string{"bare"}, cfg.Args()...)...)
-	}
+	cmd := cmds.command(side, subj, cfg.Args())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return m, err
 	}
@@ -316,6 +411,13 @@ func drain(ctx context.Context, adm *kadm.Client, chaos, self, bootstrap, topic,
 		_ = cmd.Process.Kill()
 		<-exited
 		return m, fmt.Errorf("%w; log: %s", err, tailOf(filepath.Join(dir, "log")))
+	}
+	if o.idle > 0 {
+		idle, err := idleCPU(cmd.Process.Pid, o.idle, exited)
+		if err != nil {
+			return m, fmt.Errorf("idle: %w; log: %s", err, tailOf(filepath.Join(dir, "log")))
+		}
+		m.idleCores = idle
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	if err := <-exited; err != nil {
@@ -399,17 +501,41 @@ func fromHistory(path string) (n, first, last int64, err error) {
 	}
 }
 
+// idleCPU returns the CPU the process pid used over window, in cores
+// (user and system time from /proc/<pid>/stat), or an error if it exits
+// meanwhile.
+func idleCPU(pid int, window time.Duration, exited <-chan error) (float64, error) {
+	before, ok := probe.ProcessCPU(pid)
+	if !ok {
+		return 0, fmt.Errorf("cannot read the CPU time of process %d", pid)
+	}
+	start := time.Now()
+	select {
+	case err := <-exited:
+		return 0, fmt.Errorf("exited while idle: %v", err)
+	case <-time.After(window):
+	}
+	after, ok := probe.ProcessCPU(pid)
+	if !ok {
+		return 0, fmt.Errorf("cannot read the CPU time of process %d", pid)
+	}
+	return (after - before).Seconds() / time.Since(start).Seconds(), nil
+}
+
 func tailOf(path string) string {
 	b, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return strings.Join(lines[max(0, len(lines)-5):], " | ")
 }
 
-func spread(xs []float64) string {
+func spread(xs []float64) string { return spreadPrec(xs, 0) }
+
+// spreadPrec renders xs as their median [min – max] with prec decimals.
+func spreadPrec(xs []float64, prec int) string {
 	if len(xs) == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%.0f [%.0f – %.0f]", stat.Median(xs), slices.Min(xs), slices.Max(xs))
+	return fmt.Sprintf("%.*f [%.*f – %.*f]", prec, stat.Median(xs), prec, slices.Min(xs), prec, slices.Max(xs))
 }
 
 // spreadRatio renders ratios as their median [min – max].

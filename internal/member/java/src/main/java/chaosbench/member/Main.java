@@ -31,6 +31,7 @@ import org.apache.kafka.common.serialization.Deserializer;
  *   Main FLAGS                 run the member
  *   Main --check FLAGS         check the configuration against Kafka's Java client, connect nowhere
  *   Main --print-config FLAGS  print this side's view of the flags and the consumer's properties (the contract test)
+ *   Main --bare FLAGS          the bare consumer of the harness-overhead benchmark (Bare)
  * </pre>
  *
  * Exit status 2: bad input (a flag, a property the client refuses), with
@@ -41,7 +42,7 @@ public final class Main {
 
     public static void main(String[] args) {
         String mode = "run";
-        if (args.length > 0 && (args[0].equals("--check") || args[0].equals("--print-config"))) {
+        if (args.length > 0 && List.of("--check", "--print-config", "--bare").contains(args[0])) {
             mode = args[0].substring(2);
             args = java.util.Arrays.copyOfRange(args, 1, args.length);
         }
@@ -58,6 +59,7 @@ public final class Main {
         switch (mode) {
             case "print-config" -> printConfig(cfg);
             case "check" -> System.exit(check(cfg) ? 0 : 2);
+            case "bare" -> System.exit(check(cfg) ? Bare.run(cfg) : 2);
             default -> {
                 if (!check(cfg)) {
                     System.exit(2);
