@@ -14,6 +14,17 @@ BENCH_MEMBER_FLAGS ?=
 bench-member: build kafka-fetch
 	$(GO) run ./internal/member/benchmember --chaos $(CHAOS) $(BENCH_MEMBER_FLAGS)
 
+# The java member's JVM options side by side (docs/host-capacity.md): the
+# member and a bare kafka-clients consumer, each with the member's own
+# options and with every -jvm variant of BENCH_JAVA_JVMS: records per
+# CPU-second and CPU at idle. About ten minutes on two cores.
+BENCH_JAVA_JVMS ?= -jvm c1=-XX:TieredStopAtLevel=1 \
+	-jvm 'c1-lean=-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:ActiveProcessorCount=1 -Xss512k'
+
+.PHONY: bench-member-java
+bench-member-java: build kafka-fetch
+	$(GO) run ./internal/member/benchmember --chaos $(CHAOS) -clients java $(BENCH_JAVA_JVMS) $(BENCH_MEMBER_FLAGS)
+
 # The worked example of README.md: how many members and partitions a
 # 300 records/s hot-keyed stream needs (workloads/capacity.yaml), on a
 # local broker (or BOOTSTRAP=host:port): members 1 to 4 over 3 and 6
