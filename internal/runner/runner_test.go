@@ -167,6 +167,35 @@ func overlaps(evs []history.Event) int {
 	return n
 }
 
+// takenWhilePaused reports whether, after the first step of action on
+// member, another process was assigned a partition member held when the
+// step began.
+func takenWhilePaused(evs []history.Event, member, action string) bool {
+	held := map[int32]bool{}
+	paused := false
+	for _, e := range evs {
+		switch {
+		case !paused && e.Kind == history.Chaos && e.Action == action && e.Target == member:
+			paused = true
+		case !paused && e.Proc == member && e.Kind == history.Assigned:
+			for _, p := range e.Partitions {
+				held[p] = true
+			}
+		case !paused && e.Proc == member && (e.Kind == history.Revoked || e.Kind == history.Lost):
+			for _, p := range e.Partitions {
+				delete(held, p)
+			}
+		case paused && e.Proc != member && e.Kind == history.Assigned:
+			for _, p := range e.Partitions {
+				if held[p] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // TestRunEveryStep runs everyStep on each client: the members are
 // confluent-kafka-go's (the strategy's default) and Kafka's Java client's.
 func TestRunEveryStep(t *testing.T) {
@@ -312,11 +341,15 @@ func runEveryStep(t *testing.T, workload string) {
 	if len(incs) < 5 {
 		t.Errorf("records processed by %d incarnations %v, want at least 5; the members' timeline:\n%s", len(incs), incs, timeline(evs))
 	}
-	if n := overlaps(evs); n == 0 {
-		t.Errorf("the 5s pause of m1 (session timeout 2s) left no zombie processing in the history")
-	} else {
-		t.Logf("zombie processing after the pause: %d processed events overlapped a newer owner", n)
+	// The 5 s pause of m1 outlasts its 2 s session: the group gives m1's
+	// partitions to others while it is frozen. Whether m1 then processes
+	// what it had fetched before it learns (zombie processing) depends on
+	// which of its threads the scheduler runs first after SIGCONT: it is
+	// logged, not required.
+	if !takenWhilePaused(evs, "m1", "pause") {
+		t.Errorf("the 5s pause of m1 (session timeout 2s): no other member was given a partition of m1's while it was frozen; the members' timeline:\n%s", timeline(evs))
 	}
+	t.Logf("zombie processing after the pause: %d processed events overlapped a newer owner", overlaps(evs))
 	// Records per partition: add_partitions made 8, and the producer used
 	// the new ones.
 	parts := map[int64]bool{}
