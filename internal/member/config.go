@@ -245,6 +245,8 @@ func (c *Config) validate() error {
 	}
 	if _, ok := vocab.LookupPolicy(c.Policy); !ok {
 		bad("--policy %q: expected one of %s", c.Policy, strings.Join(vocab.PolicyNames(), ", "))
+	} else if err := checkPolicy(c.Client, c.Policy); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.Processing.Distribution {
 	case "", workloads.CostFixed, workloads.CostUniform, workloads.CostExponential:
@@ -318,6 +320,9 @@ func CheckClient(client, strategy string, static bool, props kafkaconf.Props) er
 // refused before a run starts. WorkloadConfig gives a cell's.
 func CheckConfig(cfg Config) error {
 	cfg.fillDefaults()
+	if err := checkPolicy(cfg.Client, cfg.Policy); err != nil {
+		return err
+	}
 	if cfg.Client == vocab.ClientConfluent {
 		return checkConfluent(cfg)
 	}
@@ -339,6 +344,15 @@ func WorkloadConfig(s *workloads.Spec, c workloads.Cell) Config {
 	cfg.Props = kafkaconf.Props{}
 	maps.Copy(cfg.Props, cs.Properties)
 	return cfg
+}
+
+// checkPolicy refuses a commit policy the client's member does not
+// implement (vocab.SupportsPolicy).
+func checkPolicy(client, policy string) error {
+	if ok, why := vocab.SupportsPolicy(client, policy); !ok && why != "" {
+		return fmt.Errorf("--policy %s: not available on --client %s: %s", policy, client, why)
+	}
+	return nil
 }
 
 // checkClient is CheckClient; withLibrdkafka makes a librdkafka client to
