@@ -99,6 +99,9 @@ type Summary struct {
 	Movement    MovementResult   `json:"movement"`
 	Latency     LatencyResult    `json:"latency"`
 	Host        HostResult       `json:"host"`
+	// ExactlyOnce is the transactional policy's promise judged on its
+	// output topic; absent for the other policies.
+	ExactlyOnce *ExactlyOnceResult `json:"exactly_once,omitempty"`
 	Timeline    Timeline         `json:"timeline"`
 	// Findings are anomalies worth a reader's attention, from these
 	// checkers and from others (the assignment oracle): each names its
