@@ -58,7 +58,7 @@ type exactlyOnceCheck struct {
 	// order lists the transactions in the order they began.
 	order []*txnState
 
-	verified, settled, complete bool
+	verified, settled, complete    bool
 	readCommitted, readUncommitted int64
 	// seen holds, per input partition, the offsets with a committed
 	// output.

@@ -101,6 +101,11 @@ type confluentMember struct {
 // runConfluent runs the member's poll loop (runLoop) on a librdkafka
 // consumer.
 func runConfluent(ctx context.Context, s *state) error {
+	if s.cfg.Policy == vocab.PolicyTransactional {
+		// Config.validate refuses it first (vocab.SupportsPolicy): the
+		// transactional member is not built on librdkafka yet.
+		return checkPolicy(vocab.ClientConfluent, s.cfg.Policy)
+	}
 	conf := confluentConfig(s.cfg)
 	c, err := kafka.NewConsumer(&conf)
 	if err != nil {

@@ -169,7 +169,7 @@ type franzMember struct {
 
 // runFranz runs the member's poll loop (runLoop) on a franz-go client.
 func runFranz(ctx context.Context, s *state) error {
-	if vocab.IsTransactional(s.cfg.Policy) {
+	if s.cfg.Policy == vocab.PolicyTransactional {
 		return runFranzTxn(ctx, s)
 	}
 	m := &franzMember{state: s}

@@ -40,13 +40,13 @@ type cellRun struct {
 	// outputTopic is a transactional cell's output topic (empty for the
 	// other policies).
 	outputTopic string
-	histDir      string
-	hist         *history.Writer
-	kcl          *kgo.Client
-	adm          *kadm.Client
-	fleet        *fleet
-	prod         trafficProducer
-	record       runfolder.Cell
+	histDir     string
+	hist        *history.Writer
+	kcl         *kgo.Client
+	adm         *kadm.Client
+	fleet       *fleet
+	prod        trafficProducer
+	record      runfolder.Cell
 
 	mu         sync.Mutex
 	partitions int

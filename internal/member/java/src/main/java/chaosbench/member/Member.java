@@ -255,6 +255,8 @@ final class Member implements ConsumerRebalanceListener {
         switch (cfg.policy) {
             case "sync-batch" -> commitSync(takeUncommitted(null));
             case "async-batch", "async-sync-on-revoke" -> commitAsync(takeUncommitted(null));
+            // "transactional" never runs here: Settings.of refuses it (the
+            // Go side's vocab.SupportsPolicy refuses it first).
             // auto, auto-after-process: the client commits its position at
             // the next poll, which comes only after the whole batch was
             // processed; commit-before-process committed first.
