@@ -26,9 +26,10 @@ import (
 //     to commit (open at its member's end, no committing event): the
 //     read_committed reader saw what the transaction coordinator should
 //     have hidden. A fenced zombie's commit that became visible is one.
-//   - A reorder is a committed output record whose input sequence number
-//     is below one its key's committed output already showed (in the
-//     output partition's order, which is the key's).
+//   - A reorder is a committed output record, the first of its input,
+//     whose input sequence number is below one its key's committed
+//     output already showed (in the output partition's order, which is
+//     the key's); a duplicate is counted as a duplicate only.
 //   - An invisible commit is a transaction its member saw commit whose
 //     outputs the committed read does not all show.
 //   - Work redone is the records processed in transactions that did not
@@ -158,19 +159,23 @@ func (c *exactlyOnceCheck) output(e *history.Event) {
 		s = &intervals{}
 		c.seen[e.Partition] = s
 	}
-	if !s.add(e.Offset) {
+	first := s.add(e.Offset)
+	if !first {
 		c.dups++
 		if len(c.dupEx) < max {
 			c.dupEx = append(c.dupEx, ex(fmt.Sprintf("a second committed output, by transaction %d of %s.%d", e.Step, e.Target, e.TargetInc)))
 		}
 	}
 	k := e.Producer + "\x00" + e.Key
-	if last, ok := c.keys[k]; ok && e.Seq < last {
+	last, ok := c.keys[k]
+	switch {
+	case !first: // counted as a duplicate, not also as a reorder
+	case ok && e.Seq < last:
 		c.reordered++
 		if len(c.orderEx) < max {
 			c.orderEx = append(c.orderEx, ex(fmt.Sprintf("seq %d after seq %d of the key in the committed output", e.Seq, last)))
 		}
-	} else if !ok || e.Seq > last {
+	default:
 		c.keys[k] = e.Seq
 	}
 	t := c.txns[txnKey{e.Target, e.TargetInc, e.Step}]
