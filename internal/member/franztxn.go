@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,12 +51,32 @@ type franzTxnMember struct {
 
 	perr   sync.Mutex
 	prodEr error // the first output record that failed, in the open transaction
+
+	// outside is the broken test double (TestDoubleEnv): the plain
+	// transactional client, and the offsets committed outside the
+	// transaction, one transaction late; prev are those late offsets.
+	outside bool
+	prev    map[int32]int64
 }
+
+// TestDoubleEnv names the environment variable that turns a franz-go
+// transactional member into a deliberately broken test double when it
+// holds TestDoubleOffsetsOutside: its transactions hold the output
+// records only, and it commits each transaction's input offsets with a
+// plain OffsetCommit after the next one (as an application committing
+// asynchronously beside its transactions would). A crash then leaves
+// committed outputs whose inputs the group reads again: the analysis
+// must find them as output duplicates. Only the tests set it.
+const TestDoubleEnv = "CHAOSBENCH_MEMBER_TEST_DOUBLE"
+
+// TestDoubleOffsetsOutside is TestDoubleEnv's value for the double.
+const TestDoubleOffsetsOutside = "txn-offsets-outside"
 
 // runFranzTxn runs the member's poll loop (runLoop) on a franz-go group
 // transact session.
 func runFranzTxn(ctx context.Context, s *state) error {
 	m := &franzTxnMember{franzMember: &franzMember{state: s}}
+	m.outside = os.Getenv(TestDoubleEnv) == TestDoubleOffsetsOutside
 	opts, err := franzGroupOpts(m.cfg)
 	if err != nil {
 		return err
@@ -70,11 +91,18 @@ func runFranzTxn(ctx context.Context, s *state) error {
 		// would read it.
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 	)
-	m.sess, err = kgo.NewGroupTransactSession(opts...)
-	if err != nil {
-		return fmt.Errorf("franz-go transact session: %w", err)
+	if m.outside {
+		m.logf("test double %s: offsets committed outside the transactions", TestDoubleOffsetsOutside)
+		if m.cl, err = kgo.NewClient(opts...); err != nil {
+			return fmt.Errorf("franz-go client: %w", err)
+		}
+	} else {
+		m.sess, err = kgo.NewGroupTransactSession(opts...)
+		if err != nil {
+			return fmt.Errorf("franz-go transact session: %w", err)
+		}
+		m.cl = m.sess.Client()
 	}
-	m.cl = m.sess.Client()
 	s.emit = m.emit
 	return runLoop(ctx, s, m)
 }
@@ -147,7 +175,7 @@ func (m *franzTxnMember) beginBatch(ctx context.Context, n int) error {
 	if err := m.flush(); err != nil {
 		return err
 	}
-	if err := m.sess.Begin(); err != nil {
+	if err := m.beginTxn(); err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	m.open, m.openedAt, m.polled = true, time.Now(), n
@@ -240,9 +268,17 @@ func (m *franzTxnMember) end(ctx context.Context, commit bool, cause string) {
 			return
 		}
 	}
-	committed, err := m.sess.End(ctx, kgo.TransactionEndTry(commit))
+	committed, err := m.endTxn(ctx, commit)
 	m.open = false
 	switch {
+	case committed && err == nil && m.outside:
+		m.append(&history.Event{Kind: history.Txn, State: history.TxnCommitted, Step: m.txn})
+		if err := m.flush(); err != nil {
+			m.fatal = err
+			return
+		}
+		m.commit(ctx, m.prev, true) // the previous transaction's, outside this one
+		m.prev = offs
 	case committed && err == nil:
 		m.append(&history.Event{Kind: history.Txn, State: history.TxnCommitted, Step: m.txn})
 		for p, off := range offs {
@@ -261,6 +297,33 @@ func (m *franzTxnMember) end(ctx context.Context, commit bool, cause string) {
 	if err := m.flush(); err != nil && m.fatal == nil {
 		m.fatal = err
 	}
+}
+
+// beginTxn begins a transaction: the session's, or the double's plain
+// client's.
+func (m *franzTxnMember) beginTxn() error {
+	if m.sess != nil {
+		return m.sess.Begin()
+	}
+	return m.cl.BeginTransaction()
+}
+
+// endTxn ends the transaction and reports whether it committed: the
+// session's End (offsets in the transaction), or the double's plain
+// EndTransaction, which sends no offsets.
+func (m *franzTxnMember) endTxn(ctx context.Context, commit bool) (bool, error) {
+	if m.sess != nil {
+		return m.sess.End(ctx, kgo.TransactionEndTry(commit))
+	}
+	if commit {
+		if err := m.cl.Flush(ctx); err != nil {
+			return false, err
+		}
+	} else if err := m.cl.AbortBufferedRecords(ctx); err != nil {
+		return false, err
+	}
+	err := m.cl.EndTransaction(ctx, kgo.TransactionEndTry(commit))
+	return commit && err == nil, err
 }
 
 // abortCause names why a commit ended in an abort: the transaction's
