@@ -102,9 +102,7 @@ type confluentMember struct {
 // consumer.
 func runConfluent(ctx context.Context, s *state) error {
 	if s.cfg.Policy == vocab.PolicyTransactional {
-		// Config.validate refuses it first (vocab.SupportsPolicy): the
-		// transactional member is not built on librdkafka yet.
-		return checkPolicy(vocab.ClientConfluent, s.cfg.Policy)
+		return runConfluentTxn(ctx, s)
 	}
 	conf := confluentConfig(s.cfg)
 	c, err := kafka.NewConsumer(&conf)

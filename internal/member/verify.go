@@ -30,9 +30,10 @@ type VerifyConfig struct {
 	// transaction ends only when the coordinator aborts it, after its
 	// transaction timeout.
 	Settle time.Duration
-	// Idle ends a read that has seen nothing new for this long (default
-	// 3s): the records of aborted transactions at a partition's end are
-	// never handed to a read_committed reader.
+	// Idle ends a read that has seen nothing new for this long once it
+	// has read a record (default 5s; 30s, or five times Idle, before
+	// the first): the records of aborted transactions at a partition's
+	// end are never handed to a read_committed reader.
 	Idle time.Duration
 }
 
@@ -43,9 +44,7 @@ type Verified struct {
 	// Committed and Uncommitted count the output records read with each
 	// isolation level; Foreign those whose value was not an output value.
 	Committed, Uncommitted, Foreign int64
-	// Complete: the read_uncommitted read reached every partition's
-	// end (the read_committed one ends, where a partition's last
-	// transaction aborted, when nothing new comes).
+	// Complete: both reads reached every partition's end.
 	Complete bool
 }
 
@@ -67,7 +66,7 @@ func (v Verified) Params() string {
 func Verify(ctx context.Context, cfg VerifyConfig) (Verified, error) {
 	var v Verified
 	if cfg.Idle <= 0 {
-		cfg.Idle = 3 * time.Second
+		cfg.Idle = 5 * time.Second
 	}
 	base, err := cfg.Props.FranzOpts()
 	if err != nil {
@@ -91,6 +90,7 @@ func Verify(ctx context.Context, cfg VerifyConfig) (Verified, error) {
 	if err != nil {
 		return v, err
 	}
+	v.Complete = true
 	for _, level := range []string{history.ReadCommitted, history.ReadUncommitted} {
 		n, foreign, complete, err := readOutput(ctx, base, cfg, level, ends, hist)
 		if err != nil {
@@ -98,10 +98,11 @@ func Verify(ctx context.Context, cfg VerifyConfig) (Verified, error) {
 			return v, err
 		}
 		v.Foreign += foreign
+		v.Complete = v.Complete && complete
 		if level == history.ReadCommitted {
 			v.Committed = n
 		} else {
-			v.Uncommitted, v.Complete = n, complete
+			v.Uncommitted = n
 		}
 	}
 	return v, hist.Close()
@@ -145,9 +146,10 @@ func settle(ctx context.Context, adm *kadm.Client, topic string, wait time.Durat
 }
 
 // readOutput reads the topic from its start with one isolation level
-// until every partition's records up to its end were read (the last
-// record of a partition whose transactions all ended is their marker,
-// at end-1), or nothing came for cfg.Idle.
+// until every partition's records up to its end were read, transaction
+// markers included (a read_committed reader is handed no record of an
+// aborted transaction, but the abort's marker), or nothing came for
+// cfg.Idle.
 func readOutput(ctx context.Context, base []kgo.Opt, cfg VerifyConfig, level string, ends map[int32]int64, hist *history.Writer) (n, foreign int64, complete bool, err error) {
 	iso := kgo.ReadUncommitted()
 	if level == history.ReadCommitted {
@@ -158,6 +160,9 @@ func readOutput(ctx context.Context, base []kgo.Opt, cfg VerifyConfig, level str
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(iso),
 		kgo.FetchMaxWait(500*time.Millisecond),
+		// The transactions' markers too: a partition has been read to
+		// its end when its last record, a marker, has.
+		kgo.KeepControlRecords(),
 	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -170,15 +175,17 @@ func readOutput(ctx context.Context, base []kgo.Opt, cfg VerifyConfig, level str
 	}
 	reached := func() bool {
 		for p, end := range ends {
-			if end > 0 && last[p]+2 < end {
+			if last[p]+1 < end {
 				return false
 			}
 		}
 		return true
 	}
-	idleSince := time.Now()
+	// The first fetch waits for the client's metadata and the broker, a
+	// few seconds on a busy host: the idle bound starts with it.
+	idleSince, idle := time.Now(), max(5*cfg.Idle, 30*time.Second)
 	for !reached() {
-		if time.Since(idleSince) >= cfg.Idle {
+		if time.Since(idleSince) >= idle {
 			return n, foreign, false, nil
 		}
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -188,8 +195,11 @@ func readOutput(ctx context.Context, base []kgo.Opt, cfg VerifyConfig, level str
 			return n, foreign, false, ctx.Err()
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			idleSince = time.Now()
+			idleSince, idle = time.Now(), cfg.Idle
 			last[r.Partition] = r.Offset
+			if r.Attrs.IsControl() {
+				return
+			}
 			e := &history.Event{Kind: history.Output, State: level, Key: string(r.Key),
 				Params: `{"out_partition":` + strconv.Itoa(int(r.Partition)) + `,"out_offset":` + strconv.FormatInt(r.Offset, 10) + `}`}
 			o, perr := ParseOutput(r.Value)

@@ -462,7 +462,7 @@ type ExactlyOnceResult struct {
 	Check
 	// Verified: the verifier read the output topic (its `verified`
 	// phase); Settled: every transaction had ended before it did;
-	// Complete: its read_uncommitted read reached every partition's end.
+	// Complete: both its reads reached every partition's end.
 	Verified bool `json:"verified"`
 	Settled  bool `json:"settled"`
 	Complete bool `json:"complete"`

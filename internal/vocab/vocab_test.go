@@ -85,10 +85,12 @@ func TestNamesAreUniqueAndRanked(t *testing.T) {
 }
 
 func TestSupportsPolicy(t *testing.T) {
-	if ok, _ := vocab.SupportsPolicy(vocab.ClientFranz, vocab.PolicyTransactional); !ok {
-		t.Error("franz does not support transactional")
+	for _, c := range []string{vocab.ClientFranz, vocab.ClientConfluent} {
+		if ok, why := vocab.SupportsPolicy(c, vocab.PolicyTransactional); !ok {
+			t.Errorf("%s does not support transactional: %s", c, why)
+		}
 	}
-	for _, c := range []string{vocab.ClientConfluent, vocab.ClientJava} {
+	for _, c := range []string{vocab.ClientJava} {
 		if ok, why := vocab.SupportsPolicy(c, vocab.PolicyTransactional); ok || why == "" {
 			t.Errorf("%s: transactional supported=%v, why %q; want refused with a reason", c, ok, why)
 		}

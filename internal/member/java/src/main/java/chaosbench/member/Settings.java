@@ -62,7 +62,7 @@ final class Settings {
     static Map<String, Object> of(Config c) {
         if (c.policy.equals("transactional")) {
             // vocab.SupportsPolicy: not built on the Java client yet.
-            throw new IllegalArgumentException("--policy transactional: not available on --client java: the transactional member is not built on the Java client yet; run transactional on franz");
+            throw new IllegalArgumentException("--policy transactional: not available on --client java: the transactional member is not built on the Java client yet; run transactional on franz or confluent");
         }
         Strategy st = strategy(c.strategy);
         Map<String, Object> p = new TreeMap<>();
