@@ -65,9 +65,6 @@ func confluentProducerConfig(cfg *Config) kafka.ConfigMap {
 // consumer and transactional producer.
 func runConfluentTxn(ctx context.Context, s *state) error {
 	conf := confluentConfig(s.cfg)
-	conf["isolation.level"] = "read_committed"
-	// KIP-447: an offset fetch waits for a pending transactional commit.
-	conf["require.stable.offsets"] = true
 	c, err := kafka.NewConsumer(&conf)
 	if err != nil {
 		return fmt.Errorf("confluent consumer: %w", err)
