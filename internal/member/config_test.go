@@ -57,8 +57,16 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 		}, "-X fetch.max.wait.ms=soon"},
 		{func(c *Config) { c.Client = vocab.ClientFranz; c.Strategy = vocab.ConsumerUniform; c.Static = true }, "--static"},
 		{func(c *Config) { c.Client = vocab.ClientJava; c.Policy = vocab.PolicyTransactional }, "--policy transactional: not available on --client java"},
-		{func(c *Config) { c.Client = vocab.ClientFranz; c.Policy = vocab.PolicyTransactional; c.TransactionalID = "g.m1" }, "--output-topic"},
-		{func(c *Config) { c.Client = vocab.ClientFranz; c.Policy = vocab.PolicyTransactional; c.OutputTopic = "o" }, "--transactional-id"},
+		{func(c *Config) {
+			c.Client = vocab.ClientFranz
+			c.Policy = vocab.PolicyTransactional
+			c.TransactionalID = "g.m1"
+		}, "--output-topic"},
+		{func(c *Config) {
+			c.Client = vocab.ClientFranz
+			c.Policy = vocab.PolicyTransactional
+			c.OutputTopic = "o"
+		}, "--transactional-id"},
 		{func(c *Config) {
 			c.Client, c.Policy, c.OutputTopic, c.TransactionalID = vocab.ClientFranz, vocab.PolicyTransactional, "o", "g.m1"
 			c.TransactionTimeout = time.Hour
