@@ -91,7 +91,10 @@ func runExactlyOnce(t *testing.T, client string, edits []string, env ...string) 
 // once, while the processing it redid shows as at-least-once duplicates.
 func TestExactlyOnceUnderCrash(t *testing.T) {
 	kafkatest.Require(t)
-	for _, client := range []string{"franz", "confluent"} {
+	for _, client := range []string{"franz", "confluent", "java"} {
+		if client == "java" {
+			kafkatest.RequireJava(t)
+		}
 		t.Run(client, func(t *testing.T) { exactlyOnceUnderCrash(t, client) })
 	}
 }

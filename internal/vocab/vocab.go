@@ -203,8 +203,7 @@ var clients = []Client{
 	{Name: ClientConfluent, Library: "confluent-kafka-go (librdkafka)", Producer: true,
 		Lacks: map[string]string{Sticky: "librdkafka has no eager sticky assignor (only cooperative-sticky); run sticky on franz"}},
 	{Name: ClientFranz, Library: "franz-go", Producer: true},
-	{Name: ClientJava, Library: "kafka-clients (Apache Kafka's Java client)",
-		LacksPolicies: map[string]string{PolicyTransactional: "the transactional member is not built on the Java client yet; run transactional on franz or confluent"}},
+	{Name: ClientJava, Library: "kafka-clients (Apache Kafka's Java client)"},
 }
 
 // Clients returns every client, in order of preference.

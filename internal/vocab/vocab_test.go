@@ -85,20 +85,7 @@ func TestNamesAreUniqueAndRanked(t *testing.T) {
 }
 
 func TestSupportsPolicy(t *testing.T) {
-	for _, c := range []string{vocab.ClientFranz, vocab.ClientConfluent} {
-		if ok, why := vocab.SupportsPolicy(c, vocab.PolicyTransactional); !ok {
-			t.Errorf("%s does not support transactional: %s", c, why)
-		}
-	}
-	for _, c := range []string{vocab.ClientJava} {
-		if ok, why := vocab.SupportsPolicy(c, vocab.PolicyTransactional); ok || why == "" {
-			t.Errorf("%s: transactional supported=%v, why %q; want refused with a reason", c, ok, why)
-		}
-	}
 	for _, p := range vocab.PolicyNames() {
-		if p == vocab.PolicyTransactional {
-			continue
-		}
 		for _, c := range vocab.ClientNames() {
 			if ok, why := vocab.SupportsPolicy(c, p); !ok {
 				t.Errorf("%s on %s refused: %s", p, c, why)
