@@ -141,3 +141,22 @@ func TestExactlyOnceCatchesOffsetsOutsideTheTransaction(t *testing.T) {
 		t.Errorf("cell verdict %s, want invalid", s.Verdict)
 	}
 }
+
+// A zombie: a member frozen beyond its session timeout in the middle of
+// its work resumes and tries to commit. Its generation is gone (KIP-447):
+// its transaction must abort, and none of its late outputs may be read
+// committed.
+func TestExactlyOnceAgainstAZombie(t *testing.T) {
+	kafkatest.Require(t)
+	s := runExactlyOnce(t, "franz", []string{
+		"processing: {cost: 1ms}", "processing: {cost: 5ms}",
+		"- {at: 8s, action: kill, target: m2}", "- {at: 6s, action: pause, target: m2, duration: 9s}",
+	})
+	e := s.ExactlyOnce
+	if e.Verdict != summary.Valid || e.OutputDuplicates != 0 || e.AbortedReads != 0 || e.LostOutputs != 0 {
+		t.Errorf("exactly_once under a zombie: verdict %s (%s): %+v", e.Verdict, e.Reason, *e)
+	}
+	if e.Aborted == 0 {
+		t.Errorf("no transaction aborted: the zombie's late commit went through? %+v", *e)
+	}
+}
