@@ -33,6 +33,9 @@ type Metric struct {
 	// summaries of revisions on either side of it measured different
 	// things (docs/summary.md, "Revisions").
 	Changed int
+	// ExactlyOnce: a figure of the transactional policy's exactly_once
+	// section, shown only beside a cell that has one.
+	ExactlyOnce bool
 }
 
 // Of returns the metric's value in a summary; ok is false when the
@@ -43,6 +46,17 @@ func (m Metric) Of(s *summary.Summary) (v float64, ok bool) {
 		return 0, false
 	}
 	return m.Value(s)
+}
+
+// ifExactlyOnce reads a figure of the exactly_once section, which only a
+// transactional cell has.
+func ifExactlyOnce(f func(*summary.ExactlyOnceResult) float64) func(*summary.Summary) (float64, bool) {
+	return func(s *summary.Summary) (float64, bool) {
+		if s.ExactlyOnce == nil {
+			return 0, false
+		}
+		return f(s.ExactlyOnce), true
+	}
 }
 
 func always(f func(*summary.Summary) float64) func(*summary.Summary) (float64, bool) {
@@ -81,6 +95,16 @@ var Metrics = []Metric{
 	{Name: "committed_ahead", Field: "loss.committed_ahead", Changed: 1, Label: "lost, committed before processed", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.CommittedAhead) })},
 	{Name: "reorders", Field: "ordering.reorders", Changed: 1, Label: "reorders", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Ordering.Reorders) })},
 	{Name: "overlap", Field: "overlap.events", Changed: 1, Label: "zombie processing", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Overlap.Events) })},
+	{Name: "output_duplicates", ExactlyOnce: true, Field: "exactly_once.output_duplicates", Changed: 2, Label: "output duplicates (read_committed)", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.OutputDuplicates) })},
+	{Name: "lost_outputs", ExactlyOnce: true, Field: "exactly_once.lost_outputs", Changed: 2, Label: "lost outputs", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.LostOutputs) })},
+	{Name: "aborted_reads", ExactlyOnce: true, Field: "exactly_once.aborted_reads", Changed: 2, Label: "aborted reads", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.AbortedReads) })},
+	{Name: "work_redone", ExactlyOnce: true, Field: "exactly_once.work_redone", Changed: 2, Label: "work redone (aborted transactions)", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.WorkRedone) })},
+	{Name: "txn_commit_p95_ms", ExactlyOnce: true, Field: "exactly_once.commit_latency", Changed: 2, Label: "transaction commit p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
+		if s.ExactlyOnce == nil || s.ExactlyOnce.CommitLatency.Count == 0 {
+			return 0, false
+		}
+		return s.ExactlyOnce.CommitLatency.P95, true
+	}},
 	{Name: "skew_max_over_mean", Field: "skew.max_over_mean", Changed: 1, Label: "records per partition, max / mean", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.MaxOverMean, s.Skew.MaxOverMean > 0
 	}},

@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/summary"
 )
@@ -40,11 +43,45 @@ func cellDetails(id string, c *Cell) *collapsible {
 	} else {
 		d.add(disruptionTable(s.Disruptions))
 	}
+	if e := s.ExactlyOnce; e != nil {
+		d.add(exactlyOnceDetails(e))
+	}
 	d.add(findingDetails(s.Findings))
 	for _, kind := range cellFigures {
 		d.add(placedFigure{name: kind + "-" + CellSlug(c), lazy: true})
 	}
 	return d
+}
+
+// exactlyOnceDetails is a transactional cell's exactly_once section: the
+// promise judged on the output topic, what it cost, and the violations'
+// examples (the first three in Markdown).
+func exactlyOnceDetails(e *summary.ExactlyOnceResult) *detailList {
+	l := &detailList{class: "examples"}
+	var causes []string
+	for _, c := range slices.Sorted(maps.Keys(e.AbortsByCause)) {
+		causes = append(causes, fmt.Sprintf("%s %d", c, e.AbortsByCause[c]))
+	}
+	aborts := "none"
+	if len(causes) > 0 {
+		aborts = strings.Join(causes, ", ")
+	}
+	text := fmt.Sprintf(": output read %d read_committed, %d read_uncommitted; output duplicates %d, lost outputs %d, aborted reads %d, reordered %d, invisible commits %d; transactions %d (committed %d, aborted %d, open at a crash %d); aborts by cause: %s; work redone %d; commit p50 %s, p95 %s",
+		e.ReadCommitted, e.ReadUncommitted, e.OutputDuplicates, e.LostOutputs, e.AbortedReads, e.Reordered, e.InvisibleCommits,
+		e.Transactions, e.Committed, e.Aborted, e.Unended, aborts, e.WorkRedone, FormatMs(e.CommitLatency.P50), FormatMs(e.CommitLatency.P95))
+	if !e.Verified {
+		text = ": the output topic was not verified"
+	}
+	it := detailItem{text: phrase{strong("exactly_once"), value(" ("), tagSpan(tag{string(e.Verdict), string(e.Verdict)}), value(")" + text)}}
+	for i, x := range e.Examples {
+		in := everywhere
+		if i >= 3 {
+			in = inHTML
+		}
+		it.details = append(it.details, phrase{value(ExampleText(x)).only(in)})
+	}
+	l.items = append(l.items, it)
+	return l
 }
 
 // disruptionTable is a row per disruption.

@@ -512,6 +512,20 @@ func (d *decoder) consumer(n *yaml.Node, field string, c *Consumer) {
 		"auto_commit_interval": dur(&c.AutoCommitInterval),
 		"static_membership":    func(v *yaml.Node, f string) { c.StaticMembership, _ = d.boolean(v, f) },
 		"properties":           func(v *yaml.Node, f string) { c.Properties = d.properties(v, f) },
+		"transaction": func(v *yaml.Node, f string) {
+			t := &c.Transaction
+			d.mapping(v, f, fieldFuncs{
+				"transactional_id": func(v *yaml.Node, f string) {
+					t.TransactionalID, _ = d.str(v, f, TxnIDPerMember+" or "+TxnIDPerIncarnation)
+				},
+				"timeout": dur(&t.Timeout),
+				"commit_records": func(v *yaml.Node, f string) {
+					n, _ := d.integer(v, f, "a number of records (an integer >= 0)")
+					t.CommitRecords = int(n)
+				},
+				"commit_interval": dur(&t.CommitInterval),
+			})
+		},
 	})
 }
 

@@ -46,6 +46,12 @@ const (
 	// (max.poll.interval.ms and auto.commit.interval.ms, 86400000 ms);
 	// a longer step holds every cell of the run that long.
 	MaxDuration = 24 * time.Hour
+	// MaxTransactionTimeout bounds consumer.transaction.timeout: the
+	// broker's transaction.max.timeout.ms by default (15 minutes), above
+	// which InitProducerId is refused.
+	MaxTransactionTimeout = 15 * time.Minute
+	// MaxCommitRecords bounds consumer.transaction.commit_records.
+	MaxCommitRecords = 1_000_000
 	// MaxSessionTimeout bounds consumer.session_timeout and
 	// consumer.heartbeat_interval: librdkafka's session.timeout.ms and
 	// heartbeat.interval.ms (1 to 3600000 ms).

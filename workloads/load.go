@@ -122,6 +122,8 @@ const (
 	DefaultMaxPollInterval    = 300 * time.Second
 	DefaultAutoCommitInterval = 5 * time.Second
 	DefaultDrainTimeout       = 60 * time.Second
+	// DefaultTransactionTimeout is Kafka's transaction.timeout.ms.
+	DefaultTransactionTimeout = 60 * time.Second
 )
 
 // applyDefaults fills in the fields the file leaves out; a field the
@@ -192,6 +194,8 @@ func (s *Spec) applyConsumerDefaults() {
 	byDefault(s, "consumer.heartbeat_interval", &c.HeartbeatInterval, DefaultHeartbeatInterval)
 	byDefault(s, "consumer.max_poll_interval", &c.MaxPollInterval, DefaultMaxPollInterval)
 	byDefault(s, "consumer.auto_commit_interval", &c.AutoCommitInterval, DefaultAutoCommitInterval)
+	byDefault(s, "consumer.transaction.transactional_id", &c.Transaction.TransactionalID, TxnIDPerMember)
+	byDefault(s, "consumer.transaction.timeout", &c.Transaction.Timeout, DefaultTransactionTimeout)
 	if c.Properties == nil {
 		c.Properties = map[string]string{}
 	}

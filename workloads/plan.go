@@ -51,6 +51,13 @@ func (s *Spec) Cells() []Cell {
 // TopicFor returns the topic of a cell: <topic.name>-<cell>.
 func (s *Spec) TopicFor(c Cell) string { return s.Topic.Name + "-" + c.Name }
 
+// OutputSuffix ends the name of a transactional cell's output topic.
+const OutputSuffix = ".out"
+
+// OutputTopicFor is the topic a cell of the transactional commit policy
+// produces its output to: the cell's topic with OutputSuffix.
+func (s *Spec) OutputTopicFor(c Cell) string { return s.TopicFor(c) + OutputSuffix }
+
 // PlannedStep is a chaos step with everything the driver needs resolved:
 // its absolute time, random targets drawn with the seed, the names of
 // added members. The plan is the same for every cell of the workload.

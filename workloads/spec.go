@@ -167,6 +167,43 @@ type Consumer struct {
 	StaticMembership bool `json:"static_membership"`
 	// Properties are extra client properties, by their Kafka names.
 	Properties map[string]string `json:"properties,omitempty"`
+	// Transaction is the transactional commit policy's producer
+	// transaction: only cells of that policy use it.
+	Transaction Transaction `json:"transaction"`
+}
+
+// Transactional id schemes (Transaction.TransactionalID).
+const (
+	// TxnIDPerMember: transactional.id is <group>.<member>, the same in
+	// every incarnation of a member, so that a restarted member's
+	// InitProducerId fences its previous incarnation (the pre-KIP-447
+	// scheme).
+	TxnIDPerMember = "per-member"
+	// TxnIDPerIncarnation: transactional.id is <group>.<member>.<inc>,
+	// new in every incarnation; a zombie is fenced by the group's
+	// generation alone (KIP-447).
+	TxnIDPerIncarnation = "per-incarnation"
+)
+
+// Transaction is the producer transaction of the transactional commit
+// policy: one transaction holds a batch's output records and its input
+// offsets. With neither CommitRecords nor CommitInterval, a transaction
+// commits after every processed batch.
+type Transaction struct {
+	// TransactionalID is the transactional.id scheme: per-member (the
+	// default) or per-incarnation.
+	TransactionalID string `json:"transactional_id"`
+	// Timeout is transaction.timeout.ms: how long the transaction
+	// coordinator lets a transaction stay open before aborting it
+	// (default 60s, Kafka's; at most the broker's
+	// transaction.max.timeout.ms, 15 minutes by default).
+	Timeout time.Duration `json:"timeout"`
+	// CommitRecords commits the open transaction after the batch at
+	// which it holds at least this many input records (0: not by count).
+	CommitRecords int `json:"commit_records,omitempty"`
+	// CommitInterval commits the open transaction once it has been open
+	// this long (0: not by time); below Timeout.
+	CommitInterval time.Duration `json:"commit_interval,omitempty"`
 }
 
 // Broker describes the local cluster a workload needs.

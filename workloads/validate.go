@@ -228,7 +228,11 @@ func (v *validator) topic() {
 		longest := 0
 		for _, c := range v.s.Cells() {
 			if slices.Contains(vocab.StrategyNames(), c.Strategy) && slices.Contains(vocab.PolicyNames(), c.CommitPolicy) && slices.Contains(vocab.ClientNames(), c.Client) {
-				longest = max(longest, len(c.Name))
+				n := len(c.Name)
+				if vocab.IsTransactional(c.CommitPolicy) {
+					n += len(OutputSuffix) // its output topic
+				}
+				longest = max(longest, n)
 			}
 		}
 		if n := len(t.Name) + 1 + longest; n > maxTopicName {
@@ -394,10 +398,42 @@ func (v *validator) consumer() {
 	if v.ok("consumer.session_timeout", "consumer.heartbeat_interval") && c.HeartbeatInterval >= c.SessionTimeout {
 		v.errf("consumer.heartbeat_interval", "%v is not below session_timeout %v: Kafka requires heartbeat.interval.ms < session.timeout.ms (a third of it is usual)", c.HeartbeatInterval, c.SessionTimeout)
 	}
+	v.transaction()
 	for _, k := range sortedKeys(c.Properties) {
 		if by, ok := managedProperties[k]; ok {
 			v.errf("consumer.properties."+k, "set by %s: expected it there, not as a property", by)
 		}
+	}
+}
+
+// transaction checks consumer.transaction, the transactional policy's
+// producer transaction, with Kafka's bounds.
+func (v *validator) transaction() {
+	t := v.s.Consumer.Transaction
+	switch t.TransactionalID {
+	case TxnIDPerMember, TxnIDPerIncarnation:
+	default:
+		v.errf("consumer.transaction.transactional_id", "got %s, expected %s (<group>.<member>: a restart fences its previous incarnation) or %s (<group>.<member>.<inc>: fenced by the group generation, KIP-447)",
+			clip.Quote(t.TransactionalID), TxnIDPerMember, TxnIDPerIncarnation)
+	}
+	switch {
+	case t.Timeout <= 0:
+		v.errf("consumer.transaction.timeout", "got %v, expected a duration > 0 (transaction.timeout.ms)", t.Timeout)
+	case t.Timeout%time.Millisecond != 0:
+		v.errf("consumer.transaction.timeout", "got %v, expected whole milliseconds (transaction.timeout.ms)", t.Timeout)
+	case t.Timeout > MaxTransactionTimeout:
+		v.errf("consumer.transaction.timeout", "got %v, expected at most %v: the broker's transaction.max.timeout.ms (default 900000 ms) refuses a longer transaction.timeout.ms", t.Timeout, MaxTransactionTimeout)
+	}
+	if t.CommitRecords < 0 || t.CommitRecords > MaxCommitRecords {
+		v.errf("consumer.transaction.commit_records", "got %d, expected a number of records from 0 (not by count) to %d", t.CommitRecords, MaxCommitRecords)
+	}
+	switch {
+	case t.CommitInterval < 0:
+		v.errf("consumer.transaction.commit_interval", "got %v, expected a duration >= 0 (0: not by time)", t.CommitInterval)
+	case t.CommitInterval%time.Millisecond != 0:
+		v.errf("consumer.transaction.commit_interval", "got %v, expected whole milliseconds", t.CommitInterval)
+	case v.ok("consumer.transaction.timeout") && t.Timeout > 0 && t.CommitInterval >= t.Timeout:
+		v.errf("consumer.transaction.commit_interval", "%v is not below transaction timeout %v: the coordinator would abort every transaction before it commits", t.CommitInterval, t.Timeout)
 	}
 }
 
@@ -433,6 +469,14 @@ func (v *validator) matrix() {
 	s := v.s
 	v.names("strategies", s.Strategies, vocab.StrategyNames())
 	v.names("commit_policies", s.CommitPolicies, vocab.PolicyNames())
+	// A commit policy a cell's client does not implement.
+	refused := map[string]bool{}
+	for _, c := range s.Cells() {
+		if ok, why := vocab.SupportsPolicy(c.Client, c.CommitPolicy); !ok && why != "" && !refused[c.Client+" "+c.CommitPolicy] {
+			refused[c.Client+" "+c.CommitPolicy] = true
+			v.errf("commit_policies", "%s on %s (cell %s): %s", c.CommitPolicy, c.Client, c.Name, why)
+		}
+	}
 	if s.set("clients") {
 		v.names("clients", s.Clients, vocab.ClientNames())
 		// A strategy runs on each listed client that has it (Cells); one

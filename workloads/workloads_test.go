@@ -79,7 +79,8 @@ func TestDefaults(t *testing.T) {
 			Linger: 5 * time.Millisecond, BatchSize: 1000000, Compression: "none", Partitioner: "murmur2"},
 		Consumer: Consumer{Members: 3, Processing: Processing{Cost: time.Millisecond, Distribution: "fixed"},
 			MaxPollRecords: 500, SessionTimeout: 45 * time.Second, HeartbeatInterval: 3 * time.Second,
-			MaxPollInterval: 300 * time.Second, AutoCommitInterval: 5 * time.Second, Properties: map[string]string{}},
+			MaxPollInterval: 300 * time.Second, AutoCommitInterval: 5 * time.Second, Properties: map[string]string{},
+			Transaction: Transaction{TransactionalID: "per-member", Timeout: time.Minute}},
 		Strategies:     vocab.StrategyNames(),
 		CommitPolicies: []string{"sync-batch"},
 		Broker:         Broker{Brokers: 1, Config: map[string]string{}},
@@ -207,6 +208,11 @@ func TestMalformedWorkloads(t *testing.T) {
 		{"killing a killed broker", "duration: 1m\nbroker: {brokers: 3}\nchaos:\n  steps:\n    - {at: 10s, action: broker_kill, broker: 2}\n    - {at: 20s, action: broker_kill, broker: 2}\n", []string{"w.yaml:6: chaos.steps[1].broker: broker 2 was already killed"}},
 		{"rolling restart of some", "duration: 1m\nchaos:\n  steps:\n    - {at: 10s, action: rolling_restart, target: m1, interval: 5s}\n", []string{`w.yaml:4: chaos.steps[0].target: got "m1", expected all`}},
 		{"zero drain timeout", "duration: 1m\nchaos: {drain_timeout: 0s}\n", []string{"w.yaml:2: chaos.drain_timeout: got 0s, expected a duration > 0"}},
+		{"unknown transactional id scheme", "duration: 1m\nconsumer:\n  transaction: {transactional_id: random}\n", []string{`w.yaml:3: consumer.transaction.transactional_id: got "random", expected per-member`}},
+		{"transaction timeout beyond the broker's", "duration: 1m\nconsumer:\n  transaction: {timeout: 16m}\n", []string{"w.yaml:3: consumer.transaction.timeout: got 16m0s, expected at most 15m0s: the broker's transaction.max.timeout.ms"}},
+		{"transaction timeout not in milliseconds", "duration: 1m\nconsumer:\n  transaction: {timeout: 1500us}\n", []string{"w.yaml:3: consumer.transaction.timeout: got 1.5ms, expected whole milliseconds"}},
+		{"negative commit records", "duration: 1m\nconsumer:\n  transaction: {commit_records: -1}\n", []string{"w.yaml:3: consumer.transaction.commit_records: got -1, expected a number of records from 0"}},
+		{"commit interval not below the timeout", "duration: 1m\nconsumer:\n  transaction: {timeout: 10s, commit_interval: 10s}\n", []string{"w.yaml:3: consumer.transaction.commit_interval: 10s is not below transaction timeout 10s"}},
 	}
 	if len(cases) < 15 {
 		t.Fatalf("only %d kinds of mistakes", len(cases))

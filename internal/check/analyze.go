@@ -238,6 +238,16 @@ func (a *analyzer) observe(e *history.Event) error {
 	case history.Probe:
 		s.ByKind["probe"]++
 		a.probeEvent(e)
+	case history.Txn:
+		s.ByKind["txn"]++
+		for _, h := range a.hooks.txn {
+			h.txn(e)
+		}
+	case history.Output:
+		s.ByKind["output"]++
+		for _, h := range a.hooks.txn {
+			h.output(e)
+		}
 	default:
 		s.ByKind["other"]++
 	}

@@ -94,6 +94,15 @@ type probeHook interface {
 	probe(e *history.Event)
 }
 
+// txnHook sees the transactional policy's events: a member's
+// transaction events, the verifier's output events, and the driver's
+// verified phase.
+type txnHook interface {
+	txn(e *history.Event)
+	output(e *history.Event)
+	verifiedPhase(e *history.Event)
+}
+
 // trafficEndHook is told when traffic is over: when the drain begins,
 // and again when the run begins to shut down (the first call is the one
 // that counts).
@@ -121,6 +130,7 @@ func newCheckers(g *model) []checker {
 		&movementCheck{g: g},
 		newLatencyCheck(g),
 		newHostCheck(g),
+		newExactlyOnceCheck(g),
 	}
 }
 
@@ -138,6 +148,7 @@ type hooks struct {
 	produced   []producedHook
 	probe      []probeHook
 	commit     []commitHook
+	txn        []txnHook
 }
 
 func hooksOf(cs []checker) hooks {
@@ -178,6 +189,9 @@ func hooksOf(cs []checker) hooks {
 		}
 		if x, ok := c.(probeHook); ok {
 			h.probe = append(h.probe, x)
+		}
+		if x, ok := c.(txnHook); ok {
+			h.txn = append(h.txn, x)
 		}
 	}
 	return h

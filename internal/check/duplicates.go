@@ -88,7 +88,15 @@ func (c *duplicatesCheck) result(s *summary.Summary) {
 		r.Check = summary.Check{Verdict: summary.Valid, Expect: "duplicates allowed (" + promise + ")", Examples: r.Examples}
 	}
 	r.Examples = c.examples
-	if r.BeyondUncommitted > 0 {
+	if r.BeyondUncommitted > 0 && promise == vocab.ExactlyOnce {
+		// A transactional member redoes its aborted transactions' work
+		// itself, outside any handover's window: the exactly_once
+		// section counts it (work_redone); the window bounds nothing.
+		s.Findings = append(s.Findings, summary.Finding{Checker: "duplicates", Kind: "duplicates_beyond_uncommitted", Verdict: summary.Valid,
+			Count:    int64(r.BeyondUncommitted),
+			Message:  fmt.Sprintf("%s redelivered more records than were processed at or above the committed offset: under the transactional policy, the work of aborted transactions done again (exactly_once.work_redone)", clip.Plural(int64(r.BeyondUncommitted), "handover")),
+			Examples: beyond})
+	} else if r.BeyondUncommitted > 0 {
 		s.Findings = append(s.Findings, summary.Finding{Checker: "duplicates", Kind: "duplicates_beyond_uncommitted", Verdict: summary.Unknown,
 			Count:    int64(r.BeyondUncommitted),
 			Message:  fmt.Sprintf("%s redelivered more records than were processed at or above the committed offset: the new owner started below a successful commit, or the history misses commits", clip.Plural(int64(r.BeyondUncommitted), "handover")),

@@ -250,6 +250,10 @@ func (g *model) phaseEvent(e *history.Event) {
 	case "done", "interrupted":
 		g.drainEndT = e.T
 		g.beginShutdown()
+	case "verified":
+		for _, h := range g.hooks.txn {
+			h.verifiedPhase(e)
+		}
 	}
 }
 

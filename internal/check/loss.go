@@ -60,8 +60,8 @@ func (c *lossCheck) result(s *summary.Summary) {
 	promise := vocab.GuaranteeOf(g.cell.CommitPolicy)
 	drained := g.cell.DrainComplete
 	switch promise {
-	case vocab.AtLeastOnce:
-		r.Check = summary.Check{Verdict: summary.Valid, Expect: "no loss (at-least-once)"}
+	case vocab.AtLeastOnce, vocab.ExactlyOnce:
+		r.Check = summary.Check{Verdict: summary.Valid, Expect: "no loss (" + promise + ")"}
 		switch {
 		case r.Skipped > 0 || (r.Tail > 0 && drained):
 			r.Verdict = summary.Invalid

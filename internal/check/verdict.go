@@ -19,7 +19,7 @@ func (a *analyzer) verdict(s *summary.Summary) {
 			}
 		}
 	}
-	for _, c := range []struct {
+	checks := []struct {
 		name string
 		c    *summary.Check
 	}{
@@ -34,7 +34,14 @@ func (a *analyzer) verdict(s *summary.Summary) {
 		{"movement", &s.Movement.Check},
 		{"latency", &s.Latency.Check},
 		{"host", &s.Host.Check},
-	} {
+	}
+	if s.ExactlyOnce != nil {
+		checks = append(checks, struct {
+			name string
+			c    *summary.Check
+		}{"exactly_once", &s.ExactlyOnce.Check})
+	}
+	for _, c := range checks {
 		if c.c.Verdict != summary.Valid {
 			s.Verdict = summary.Worst(s.Verdict, c.c.Verdict)
 			s.VerdictReasons = append(s.VerdictReasons, fmt.Sprintf("%s: %s: %s", c.name, c.c.Verdict, c.c.Reason))

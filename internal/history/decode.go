@@ -303,6 +303,10 @@ func kindOf(d *decoder, s []byte) Kind {
 		return Phase
 	case "probe":
 		return Probe
+	case "txn":
+		return Txn
+	case "output":
+		return Output
 	}
 	return Kind(d.internBytes(s))
 }

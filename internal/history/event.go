@@ -34,6 +34,26 @@ const (
 	// (timer drift, GC pauses, host CPU): its measurements are its params
 	// (internal/probe).
 	Probe Kind = "probe"
+	// Txn: a transactional member's producer transaction began, is being
+	// committed, committed, or aborted (State, with the cause in Err; its
+	// number in the incarnation in Step).
+	Txn Kind = "txn"
+	// Output: the verifier read an output record of a transactional cell
+	// (State: the isolation level it read with); Partition, Offset, Key,
+	// Seq and Producer are the input record's, Target, TargetInc and Step
+	// the writing member's incarnation and transaction.
+	Output Kind = "output"
+)
+
+// Transaction states (Txn events) and isolation levels (Output events).
+const (
+	TxnBegin      = "begin"      // the transaction began: the batch's outputs follow
+	TxnCommitting = "committing" // the batch's offsets and the commit are about to be sent
+	TxnCommitted  = "committed"  // the commit succeeded
+	TxnAborted    = "aborted"    // the transaction ended without a commit; Err says why
+
+	ReadCommitted   = "read_committed"
+	ReadUncommitted = "read_uncommitted"
 )
 
 // Member states.
@@ -107,13 +127,13 @@ func (e *Event) Reset() {
 
 // hasPartition reports whether the kind carries a partition and offset.
 func (k Kind) hasPartition() bool {
-	return k == Produced || k == Processed || k == Committed
+	return k == Produced || k == Processed || k == Committed || k == Output
 }
 
 // Known reports whether k is one of the documented kinds.
 func (k Kind) Known() bool {
 	switch k {
-	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, Probe:
+	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, Probe, Txn, Output:
 		return true
 	}
 	return false

@@ -135,7 +135,7 @@ func (k Kind) rules() writeRules {
 	if k.hasPartition() {
 		r |= 1 << ifPartitionKind
 	}
-	if k == Produced || k == Processed {
+	if k == Produced || k == Processed || k == Output {
 		r |= 1 << ifSeqKind
 	}
 	if k == Assigned || k == Revoked || k == Lost {

@@ -64,6 +64,21 @@ type Config struct {
 	// Control: the member reads the driver's commands (slow <duration>)
 	// from its standard input.
 	Control bool
+
+	// The transactional policy's settings (unused by the others).
+	// OutputTopic is the topic the member produces one output record per
+	// input record to.
+	OutputTopic string
+	// TransactionalID corresponds to transactional.id (the driver names
+	// it from the workload's scheme).
+	TransactionalID string
+	// TransactionTimeout corresponds to transaction.timeout.ms.
+	TransactionTimeout time.Duration
+	// CommitRecords commits the open transaction after the batch at which
+	// it holds this many input records; CommitInterval once it has been
+	// open this long. Neither (0, 0): after every batch.
+	CommitRecords  int
+	CommitInterval time.Duration
 }
 
 // Defaults are the member's settings where neither the driver nor the
@@ -79,6 +94,7 @@ func Defaults() Config {
 		HeartbeatInterval:  3 * time.Second,
 		MaxPollInterval:    300 * time.Second,
 		AutoCommitInterval: 5 * time.Second,
+		TransactionTimeout: 60 * time.Second,
 	}
 }
 
@@ -106,6 +122,11 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.AutoCommitInterval, "auto-commit-interval", c.AutoCommitInterval, "auto.commit.interval.ms")
 	fs.BoolVar(&c.Static, "static", c.Static, "static membership: group.instance.id = name")
 	fs.BoolVar(&c.Control, "control-stdin", c.Control, "read driver commands (slow <duration>) from standard input")
+	fs.StringVar(&c.OutputTopic, "output-topic", c.OutputTopic, "transactional policy: the topic of the output records")
+	fs.StringVar(&c.TransactionalID, "transactional-id", c.TransactionalID, "transactional policy: transactional.id")
+	fs.DurationVar(&c.TransactionTimeout, "transaction-timeout", c.TransactionTimeout, "transactional policy: transaction.timeout.ms")
+	fs.IntVar(&c.CommitRecords, "commit-records", c.CommitRecords, "transactional policy: commit after the batch at which the transaction holds this many records (0: not by count)")
+	fs.DurationVar(&c.CommitInterval, "commit-interval", c.CommitInterval, "transactional policy: commit once the transaction has been open this long (0: not by time)")
 }
 
 // Args renders c as the member's flags (every flag, so that the member's
@@ -245,6 +266,8 @@ func (c *Config) validate() error {
 	}
 	if _, ok := vocab.LookupPolicy(c.Policy); !ok {
 		bad("--policy %q: expected one of %s", c.Policy, strings.Join(vocab.PolicyNames(), ", "))
+	} else if err := checkPolicy(c.Client, c.Policy); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.Processing.Distribution {
 	case "", workloads.CostFixed, workloads.CostUniform, workloads.CostExponential:
@@ -260,6 +283,23 @@ func (c *Config) validate() error {
 	}
 	if c.HeartbeatInterval >= c.SessionTimeout {
 		bad("--heartbeat-interval %s: expected less than --session-timeout %s", c.HeartbeatInterval, c.SessionTimeout)
+	}
+	if vocab.IsTransactional(c.Policy) {
+		if c.OutputTopic == "" || c.OutputTopic == c.Topic {
+			bad("--output-topic %q: the transactional policy needs an output topic other than --topic", c.OutputTopic)
+		}
+		if c.TransactionalID == "" {
+			bad("--transactional-id: required by the transactional policy")
+		}
+		if c.TransactionTimeout <= 0 || c.TransactionTimeout > 15*time.Minute {
+			bad("--transaction-timeout %s: expected from 1ms to 15m (transaction.timeout.ms, within the broker's transaction.max.timeout.ms)", c.TransactionTimeout)
+		}
+		if c.CommitRecords < 0 {
+			bad("--commit-records %d: expected >= 0", c.CommitRecords)
+		}
+		if c.CommitInterval < 0 || c.CommitInterval >= c.TransactionTimeout {
+			bad("--commit-interval %s: expected from 0 to below --transaction-timeout %s", c.CommitInterval, c.TransactionTimeout)
+		}
 	}
 	// The member's own check leaves out making a librdkafka client: it is
 	// about to make the real one, which says the same, and a restart
@@ -289,6 +329,7 @@ func (c *Config) fillDefaults() {
 	fill(&c.HeartbeatInterval, &d.HeartbeatInterval)
 	fill(&c.MaxPollInterval, &d.MaxPollInterval)
 	fill(&c.AutoCommitInterval, &d.AutoCommitInterval)
+	fill(&c.TransactionTimeout, &d.TransactionTimeout)
 	if c.MaxPollRecords == 0 {
 		c.MaxPollRecords = d.MaxPollRecords
 	}
@@ -318,6 +359,9 @@ func CheckClient(client, strategy string, static bool, props kafkaconf.Props) er
 // refused before a run starts. WorkloadConfig gives a cell's.
 func CheckConfig(cfg Config) error {
 	cfg.fillDefaults()
+	if err := checkPolicy(cfg.Client, cfg.Policy); err != nil {
+		return err
+	}
 	if cfg.Client == vocab.ClientConfluent {
 		return checkConfluent(cfg)
 	}
@@ -336,9 +380,32 @@ func WorkloadConfig(s *workloads.Spec, c workloads.Cell) Config {
 	cfg.SessionTimeout, cfg.HeartbeatInterval = cs.SessionTimeout, cs.HeartbeatInterval
 	cfg.MaxPollInterval, cfg.AutoCommitInterval = cs.MaxPollInterval, cs.AutoCommitInterval
 	cfg.Static = cs.StaticMembership
+	if vocab.IsTransactional(c.CommitPolicy) {
+		cfg.TransactionTimeout = cs.Transaction.Timeout
+		cfg.CommitRecords, cfg.CommitInterval = cs.Transaction.CommitRecords, cs.Transaction.CommitInterval
+	}
 	cfg.Props = kafkaconf.Props{}
 	maps.Copy(cfg.Props, cs.Properties)
 	return cfg
+}
+
+// TransactionalID is a member incarnation's transactional.id under the
+// workload's scheme (workloads.Transaction.TransactionalID): the same in
+// every incarnation of a member (per-member), or new in each.
+func TransactionalID(scheme, group, name string, inc int) string {
+	if scheme == workloads.TxnIDPerIncarnation {
+		return fmt.Sprintf("%s.%s.%d", group, name, inc)
+	}
+	return group + "." + name
+}
+
+// checkPolicy refuses a commit policy the client's member does not
+// implement (vocab.SupportsPolicy).
+func checkPolicy(client, policy string) error {
+	if ok, why := vocab.SupportsPolicy(client, policy); !ok && why != "" {
+		return fmt.Errorf("--policy %s: not available on --client %s: %s", policy, client, why)
+	}
+	return nil
 }
 
 // checkClient is CheckClient; withLibrdkafka makes a librdkafka client to

@@ -56,6 +56,25 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 			c.Props = map[string]string{"fetch.max.wait.ms": "soon"}
 		}, "-X fetch.max.wait.ms=soon"},
 		{func(c *Config) { c.Client = vocab.ClientFranz; c.Strategy = vocab.ConsumerUniform; c.Static = true }, "--static"},
+		{func(c *Config) { c.Client = vocab.ClientJava; c.Policy = vocab.PolicyTransactional }, "--policy transactional: not available on --client java"},
+		{func(c *Config) {
+			c.Client = vocab.ClientFranz
+			c.Policy = vocab.PolicyTransactional
+			c.TransactionalID = "g.m1"
+		}, "--output-topic"},
+		{func(c *Config) {
+			c.Client = vocab.ClientFranz
+			c.Policy = vocab.PolicyTransactional
+			c.OutputTopic = "o"
+		}, "--transactional-id"},
+		{func(c *Config) {
+			c.Client, c.Policy, c.OutputTopic, c.TransactionalID = vocab.ClientFranz, vocab.PolicyTransactional, "o", "g.m1"
+			c.TransactionTimeout = time.Hour
+		}, "--transaction-timeout"},
+		{func(c *Config) {
+			c.Client, c.Policy, c.OutputTopic, c.TransactionalID = vocab.ClientFranz, vocab.PolicyTransactional, "o", "g.m1"
+			c.CommitInterval = time.Minute
+		}, "--commit-interval"},
 	} {
 		c := validConfig()
 		tc.edit(&c)
@@ -80,6 +99,8 @@ func TestArgsRoundTrip(t *testing.T) {
 		SessionTimeout: 7 * time.Second, HeartbeatInterval: 700 * time.Millisecond,
 		MaxPollInterval: 70 * time.Second, AutoCommitInterval: 1500 * time.Millisecond,
 		Static: true, Control: true,
+		OutputTopic: "t.out", TransactionalID: "g.m3", TransactionTimeout: 20 * time.Second,
+		CommitRecords: 100, CommitInterval: 2 * time.Second,
 	}
 	def := Defaults()
 	wv, dv := reflect.ValueOf(want), reflect.ValueOf(def)
@@ -180,5 +201,16 @@ func TestCheckConfigTimings(t *testing.T) {
 	cfg.SessionTimeout, cfg.HeartbeatInterval, cfg.MaxPollInterval = 10*time.Second, time.Second, 30*time.Second
 	if err := CheckConfig(cfg); err != nil {
 		t.Errorf("good timings refused: %v", err)
+	}
+}
+
+// A transactional.id per member is the same in every incarnation (a
+// restart fences its previous one); per incarnation it is new in each.
+func TestTransactionalID(t *testing.T) {
+	if got := TransactionalID(workloads.TxnIDPerMember, "g", "m1", 2); got != "g.m1" {
+		t.Errorf("per-member: %q", got)
+	}
+	if got := TransactionalID(workloads.TxnIDPerIncarnation, "g", "m1", 2); got != "g.m1.2" {
+		t.Errorf("per-incarnation: %q", got)
 	}
 }

@@ -36,6 +36,12 @@ func confluentConfig(cfg *Config) kafka.ConfigMap {
 		// over (its default); auto-after-process stores after processing.
 		"enable.auto.offset.store": cfg.Policy == vocab.PolicyAuto,
 	}
+	if cfg.Policy == vocab.PolicyTransactional {
+		// The input as a downstream reader of committed data reads it;
+		// with it librdkafka's offset fetches also wait for a pending
+		// transactional commit (KIP-447's require_stable).
+		conf["isolation.level"] = "read_committed"
+	}
 	for _, s := range cfg.ConsumerSettings().In(vocab.InClient) {
 		if s.Name == vocab.SettingMaxPollRecords {
 			continue // librdkafka has none: pollBatch gathers batches of it
@@ -68,6 +74,18 @@ func checkConfluent(cfg Config) error {
 			return err
 		}
 		cons.Close()
+		if c.Policy != vocab.PolicyTransactional {
+			return nil
+		}
+		c.TransactionalID = "check"
+		pconf := confluentProducerConfig(&c)
+		pconf["bootstrap.servers"] = ""
+		pconf["log_level"] = 0
+		prod, err := kafka.NewProducer(&pconf)
+		if err != nil {
+			return fmt.Errorf("transactional producer: %w", err)
+		}
+		prod.Close()
 		return nil
 	}
 	err := try(cfg.Props)
@@ -101,6 +119,9 @@ type confluentMember struct {
 // runConfluent runs the member's poll loop (runLoop) on a librdkafka
 // consumer.
 func runConfluent(ctx context.Context, s *state) error {
+	if s.cfg.Policy == vocab.PolicyTransactional {
+		return runConfluentTxn(ctx, s)
+	}
 	conf := confluentConfig(s.cfg)
 	c, err := kafka.NewConsumer(&conf)
 	if err != nil {

@@ -169,6 +169,9 @@ type franzMember struct {
 
 // runFranz runs the member's poll loop (runLoop) on a franz-go client.
 func runFranz(ctx context.Context, s *state) error {
+	if s.cfg.Policy == vocab.PolicyTransactional {
+		return runFranzTxn(ctx, s)
+	}
 	m := &franzMember{state: s}
 	opts, err := m.clientOpts()
 	if err != nil {
@@ -252,7 +255,7 @@ func (m *franzMember) pollBatch(ctx context.Context, batch []record) ([]record, 
 		return batch, errClientClosed
 	}
 	fs.EachError(func(t string, p int32, err error) {
-		if !errors.Is(err, context.Canceled) {
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			m.logf("fetch %s/%d: %v", t, p, err)
 		}
 	})

@@ -31,6 +31,13 @@ type groupClient interface {
 	close() error
 }
 
+// batchBeginner is a groupClient that acts before each batch is
+// processed: the transactional member begins its transaction (unless one
+// is open) for the batch's n records.
+type batchBeginner interface {
+	beginBatch(ctx context.Context, n int) error
+}
+
 // errClientClosed ends the poll loop without an error: the client was
 // closed under it.
 var errClientClosed = errors.New("client closed")
@@ -56,6 +63,13 @@ func runLoop(ctx context.Context, s *state, cl groupClient) error {
 		if len(batch) > 0 {
 			if s.cfg.Policy == vocab.PolicyCommitFirst {
 				cl.commitBatch(ctx, batchOffsets(batch))
+			}
+			if b, ok := cl.(batchBeginner); ok {
+				if err := b.beginBatch(ctx, len(batch)); err != nil {
+					runErr = err
+					cl.allowRebalance()
+					break
+				}
 			}
 			if err := s.process(ctx, batch); err != nil {
 				runErr = err

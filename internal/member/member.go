@@ -88,6 +88,11 @@ type state struct {
 	// ran, for the probe.
 	overrun overrun
 
+	// emit, when set, makes a processed record's output (the
+	// transactional policy's): called under mu, right after the record's
+	// processed event is appended.
+	emit func(r *record)
+
 	mu          sync.Mutex
 	owned       map[int32]bool
 	uncommitted map[int32]int64 // partition -> next offset to commit
@@ -299,6 +304,9 @@ func (s *state) processed(r *record) {
 		Kind: history.Processed, Partition: r.partition, Offset: r.offset,
 		Key: r.key, Seq: r.seq, Producer: r.producer, IntendedT: r.intendedT, RecordT: r.recordT,
 	})
+	if s.emit != nil {
+		s.emit(r)
+	}
 	s.done[r.partition] = r.offset + 1
 }
 

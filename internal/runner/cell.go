@@ -37,13 +37,16 @@ type cellRun struct {
 	stamp   string // the run's start time and tag, yyyymmddThhmmssZ-xxxxxx
 
 	topic, group string
-	histDir      string
-	hist         *history.Writer
-	kcl          *kgo.Client
-	adm          *kadm.Client
-	fleet        *fleet
-	prod         trafficProducer
-	record       runfolder.Cell
+	// outputTopic is a transactional cell's output topic (empty for the
+	// other policies).
+	outputTopic string
+	histDir     string
+	hist        *history.Writer
+	kcl         *kgo.Client
+	adm         *kadm.Client
+	fleet       *fleet
+	prod        trafficProducer
+	record      runfolder.Cell
 
 	mu         sync.Mutex
 	partitions int
@@ -149,6 +152,9 @@ func (c *cellRun) prepare() error {
 		c.topic += "-" + strconv.Itoa(c.iter)
 	}
 	c.group = c.topic
+	if vocab.IsTransactional(c.cell.CommitPolicy) {
+		c.outputTopic = c.topic + workloads.OutputSuffix
+	}
 	c.histDir = runfolder.HistoryDir(c.dir)
 	c.partitions = spec.Topic.Partitions
 	for _, d := range []string{c.histDir, filepath.Join(c.dir, "logs")} {
@@ -165,7 +171,13 @@ func (c *cellRun) createTopic(ctx context.Context) error {
 	t := c.opts.Spec.Topic
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	return cluster.CreateTopic(ctx, c.adm, c.topic, int32(t.Partitions), int16(t.Replication), nil)
+	if err := cluster.CreateTopic(ctx, c.adm, c.topic, int32(t.Partitions), int16(t.Replication), nil); err != nil {
+		return err
+	}
+	if c.outputTopic == "" {
+		return nil
+	}
+	return cluster.CreateTopic(ctx, c.adm, c.outputTopic, int32(t.Partitions), int16(t.Replication), nil)
 }
 
 // deleteTopic deletes the cell's topic at the cell's end, even when the
@@ -173,8 +185,12 @@ func (c *cellRun) createTopic(ctx context.Context) error {
 func (c *cellRun) deleteTopic() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := c.adm.DeleteTopics(ctx, c.topic); err != nil {
-		c.logf("delete topic %s: %v", c.topic, err)
+	topics := []string{c.topic}
+	if c.outputTopic != "" {
+		topics = append(topics, c.outputTopic)
+	}
+	if _, err := c.adm.DeleteTopics(ctx, topics...); err != nil {
+		c.logf("delete topics %v: %v", topics, err)
 	}
 }
 
@@ -353,6 +369,9 @@ func (c *cellRun) stop(t0 time.Time, drained bool) error {
 	c.phase("done")
 	c.fleet.stopAll(30 * time.Second)
 	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])
+	if c.outputTopic != "" {
+		c.verify()
+	}
 	c.mu.Lock()
 	stepErrs := errors.Join(c.stepErrs...)
 	c.mu.Unlock()
@@ -386,4 +405,29 @@ func (c *cellRun) currentPartitions() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.partitions
+}
+
+// verify reads a transactional cell's output topic once every member
+// has stopped (member.Verify, into the verifier's own history) and
+// records what it read as the `verified` phase; a failure is the
+// analysis's to judge (no verified phase), not the cell's.
+func (c *cellRun) verify() {
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Spec.Consumer.Transaction.Timeout+2*time.Minute)
+	defer cancel()
+	v, err := member.Verify(ctx, member.VerifyConfig{
+		Bootstrap:  c.cluster.Bootstrap(),
+		Props:      c.cluster.Props(),
+		Topic:      c.outputTopic,
+		HistoryDir: c.histDir,
+		// A crashed member's open transaction ends at its timeout.
+		Settle: c.opts.Spec.Consumer.Transaction.Timeout + 10*time.Second,
+	})
+	if err != nil {
+		c.logf("verify %s: %v", c.outputTopic, err)
+		return
+	}
+	c.logf("verified %s: %d records read_committed, %d read_uncommitted (settled %t, complete %t)", c.outputTopic, v.Committed, v.Uncommitted, v.Settled, v.Complete)
+	if err := c.hist.Append(&history.Event{Kind: history.Phase, Phase: "verified", Params: v.Params()}); err == nil {
+		_ = c.hist.Flush()
+	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // memberArgs is the command line of a member incarnation; its secret
@@ -25,6 +26,10 @@ func (c *cellRun) memberConfig(name string, inc int) member.Config {
 	cfg.Bootstrap, cfg.Group, cfg.Topic = c.cluster.Bootstrap(), c.group, c.topic
 	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
 	cfg.Control = true
+	if vocab.IsTransactional(cfg.Policy) {
+		cfg.OutputTopic = c.outputTopic
+		cfg.TransactionalID = member.TransactionalID(c.opts.Spec.Consumer.Transaction.TransactionalID, c.group, name, inc)
+	}
 	// The cluster's properties, then the workload's over them.
 	props := kafkaconf.Props{}
 	maps.Copy(props, c.cluster.Props())

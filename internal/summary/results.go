@@ -454,3 +454,53 @@ func (h HostResult) CPUUsers() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ExactlyOnceResult is what the transactional policy's output showed
+// (docs/summary.md, `exactly_once`): the output topic as the verifier
+// read it, against the acknowledged input and the members' transactions.
+type ExactlyOnceResult struct {
+	Check
+	// Verified: the verifier read the output topic (its `verified`
+	// phase); Settled: every transaction had ended before it did;
+	// Complete: both its reads reached every partition's end.
+	Verified bool `json:"verified"`
+	Settled  bool `json:"settled"`
+	Complete bool `json:"complete"`
+	// ReadCommitted and ReadUncommitted count the output records read
+	// with each isolation level.
+	ReadCommitted   int64 `json:"read_committed"`
+	ReadUncommitted int64 `json:"read_uncommitted"`
+	// OutputDuplicates: committed output records beyond the first of
+	// their input record.
+	OutputDuplicates int64 `json:"output_duplicates"`
+	// LostOutputs: acknowledged input records with no committed output.
+	LostOutputs int64 `json:"lost_outputs"`
+	// AbortedReads: committed output records written by a transaction
+	// that aborted or was never committed; AbortedReadsByCause splits
+	// them by the transaction's end.
+	AbortedReads        int64            `json:"aborted_reads"`
+	AbortedReadsByCause map[string]int64 `json:"aborted_reads_by_cause,omitempty"`
+	// Reordered: committed output records of a key whose input sequence
+	// number is below one the key's committed output already showed.
+	Reordered int64 `json:"reordered"`
+	// InvisibleCommits: transactions a member saw commit whose outputs
+	// the committed read does not all show.
+	InvisibleCommits int64 `json:"invisible_commits"`
+	// Transactions begun; Committed and Aborted as their members
+	// recorded; Unended: open when their member's history ended (a
+	// crash), of which UnendedVisible had their output committed.
+	Transactions   int64 `json:"transactions"`
+	Committed      int64 `json:"committed"`
+	Aborted        int64 `json:"aborted"`
+	Unended        int64 `json:"unended"`
+	UnendedVisible int64 `json:"unended_visible"`
+	// AbortsByCause counts the transactions that did not commit by cause:
+	// rebalance, fenced, timeout, shutdown, produce, error, crash.
+	AbortsByCause map[string]int64 `json:"aborts_by_cause,omitempty"`
+	// WorkRedone counts the records processed in transactions that did
+	// not commit: work the group did again, a cost, not a duplicate.
+	WorkRedone int64 `json:"work_redone"`
+	// CommitLatency is from a transaction's committing event to its
+	// committed event: the offsets sent to it and EndTxn.
+	CommitLatency Stats `json:"commit_latency"`
+}

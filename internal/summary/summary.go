@@ -20,7 +20,7 @@ const SchemaVersion = 1
 // "Revisions"), so that a comparison knows whether two summaries measured
 // the same things the same way. A summary of revision 0 was written
 // before revisions were recorded.
-const Revision = 1
+const Revision = 2
 
 // Analysis says which analysis wrote a summary.
 type Analysis struct {
@@ -99,7 +99,10 @@ type Summary struct {
 	Movement    MovementResult   `json:"movement"`
 	Latency     LatencyResult    `json:"latency"`
 	Host        HostResult       `json:"host"`
-	Timeline    Timeline         `json:"timeline"`
+	// ExactlyOnce is the transactional policy's promise judged on its
+	// output topic; absent for the other policies.
+	ExactlyOnce *ExactlyOnceResult `json:"exactly_once,omitempty"`
+	Timeline    Timeline           `json:"timeline"`
 	// Findings are anomalies worth a reader's attention, from these
 	// checkers and from others (the assignment oracle): each names its
 	// checker and kind, and says what it does to the verdict.

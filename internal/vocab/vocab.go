@@ -99,6 +99,12 @@ func StrategyRank(name string) int {
 const (
 	AtLeastOnce = "at-least-once"
 	AtMostOnce  = "at-most-once"
+	// ExactlyOnce: every acknowledged input appears exactly once in the
+	// committed output of a consume-transform-produce member, whose
+	// offsets are committed inside its producer transaction. Processing
+	// may be repeated (an aborted transaction's work is redone); the
+	// output read with isolation.level=read_committed may not.
+	ExactlyOnce = "exactly-once"
 	NoGuarantee = "none"
 	// UnknownGuarantee is the guarantee of a policy this vocabulary does
 	// not know (a history from another version): nothing can be checked.
@@ -113,6 +119,7 @@ const (
 	PolicyAsyncBatch        = "async-batch"
 	PolicyAsyncSyncOnRevoke = "async-sync-on-revoke"
 	PolicyCommitFirst       = "commit-before-process"
+	PolicyTransactional     = "transactional"
 )
 
 // Policy is an offset-commit policy: when a member commits, relative to
@@ -136,7 +143,12 @@ var policies = []Policy{
 	{PolicyAsyncBatch, AtLeastOnce, false, "an asynchronous commit after each processed batch"},
 	{PolicyAsyncSyncOnRevoke, AtLeastOnce, false, "asynchronous per batch, synchronous on revoke and on shutdown"},
 	{PolicyCommitFirst, AtMostOnce, false, "commit the batch, then process it"},
+	{PolicyTransactional, ExactlyOnce, false, "consume-transform-produce: one output record per input to the output topic, the input offsets sent to the same producer transaction with the group's metadata (KIP-447), then the transaction committed"},
 }
+
+// IsTransactional reports whether a commit policy produces its output in
+// transactions (and a cell of it has an output topic to verify).
+func IsTransactional(policy string) bool { return policy == PolicyTransactional }
 
 // Policies returns every commit policy, in report order.
 func Policies() []Policy { return append([]Policy(nil), policies...) }
@@ -180,6 +192,9 @@ type Client struct {
 	Lacks map[string]string
 	// Producer: the load generator can produce with it.
 	Producer bool
+	// LacksPolicies lists the commit policies a member on the client
+	// does not implement, each with the reason a user is told.
+	LacksPolicies map[string]string
 }
 
 // clients, in order of preference: a strategy's default client is the
@@ -222,6 +237,20 @@ func Supports(client, strategy string) (ok bool, why string) {
 		return false, ""
 	}
 	if why, lacks := c.Lacks[strategy]; lacks {
+		return false, why
+	}
+	return true, ""
+}
+
+// SupportsPolicy reports whether a member on the client implements the
+// commit policy, and why not when it does not (why is empty for an
+// unknown client or policy).
+func SupportsPolicy(client, policy string) (ok bool, why string) {
+	c, known := LookupClient(client)
+	if _, p := LookupPolicy(policy); !known || !p {
+		return false, ""
+	}
+	if why, lacks := c.LacksPolicies[policy]; lacks {
 		return false, why
 	}
 	return true, ""

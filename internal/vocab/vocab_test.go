@@ -74,12 +74,28 @@ func TestNamesAreUniqueAndRanked(t *testing.T) {
 	}
 	for _, p := range vocab.Policies() {
 		switch p.Guarantee {
-		case vocab.AtLeastOnce, vocab.AtMostOnce, vocab.NoGuarantee:
+		case vocab.AtLeastOnce, vocab.AtMostOnce, vocab.ExactlyOnce, vocab.NoGuarantee:
 		default:
 			t.Errorf("%s: guarantee %q", p.Name, p.Guarantee)
 		}
 	}
 	if vocab.GuaranteeOf("sometimes") != vocab.UnknownGuarantee {
 		t.Error("an unknown policy has a guarantee")
+	}
+}
+
+func TestSupportsPolicy(t *testing.T) {
+	for _, p := range vocab.PolicyNames() {
+		for _, c := range vocab.ClientNames() {
+			if ok, why := vocab.SupportsPolicy(c, p); !ok {
+				t.Errorf("%s on %s refused: %s", p, c, why)
+			}
+		}
+	}
+	if ok, why := vocab.SupportsPolicy("kcat", vocab.PolicySyncBatch); ok || why != "" {
+		t.Error("an unknown client supports a policy")
+	}
+	if vocab.GuaranteeOf(vocab.PolicyTransactional) != vocab.ExactlyOnce || !vocab.IsTransactional(vocab.PolicyTransactional) {
+		t.Error("transactional is not exactly-once")
 	}
 }

@@ -36,6 +36,11 @@ final class Config {
     long autoCommitIntervalNs;
     boolean staticMembership;
     boolean control;
+    String outputTopic;
+    String transactionalId;
+    long transactionTimeoutNs;
+    int commitRecords;
+    long commitIntervalNs;
 
     /** The kind of value a flag takes. */
     private enum Kind { STRING, INT, LONG, DURATION, BOOL }
@@ -67,7 +72,12 @@ final class Config {
         new Flag("max-poll-interval", Kind.DURATION, (c, v) -> c.maxPollIntervalNs = duration("max-poll-interval", v), c -> c.maxPollIntervalNs),
         new Flag("auto-commit-interval", Kind.DURATION, (c, v) -> c.autoCommitIntervalNs = duration("auto-commit-interval", v), c -> c.autoCommitIntervalNs),
         new Flag("static", Kind.BOOL, (c, v) -> c.staticMembership = bool("static", v), c -> c.staticMembership),
-        new Flag("control-stdin", Kind.BOOL, (c, v) -> c.control = bool("control-stdin", v), c -> c.control));
+        new Flag("control-stdin", Kind.BOOL, (c, v) -> c.control = bool("control-stdin", v), c -> c.control),
+        new Flag("output-topic", Kind.STRING, (c, v) -> c.outputTopic = v, c -> c.outputTopic),
+        new Flag("transactional-id", Kind.STRING, (c, v) -> c.transactionalId = v, c -> c.transactionalId),
+        new Flag("transaction-timeout", Kind.DURATION, (c, v) -> c.transactionTimeoutNs = duration("transaction-timeout", v), c -> c.transactionTimeoutNs),
+        new Flag("commit-records", Kind.INT, (c, v) -> c.commitRecords = parseInt("commit-records", v), c -> c.commitRecords),
+        new Flag("commit-interval", Kind.DURATION, (c, v) -> c.commitIntervalNs = duration("commit-interval", v), c -> c.commitIntervalNs));
 
     /**
      * Parses the flags as Go's flag package reads them: -name=value,

@@ -42,6 +42,8 @@ final class History implements AutoCloseable {
         String memberId;
         String err;
         boolean auto;
+        /** A transaction's number in the incarnation (txn events). */
+        int step;
         String state;
         String strategy;
         String client;
@@ -184,6 +186,7 @@ final class History implements AutoCloseable {
         if (e.auto) {
             ascii(",\"auto\":true");
         }
+        optNumber("step", e.step);
         optString("state", e.state);
         optString("strategy", e.strategy);
         optString("client", e.client);

@@ -27,10 +27,14 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.StaleMemberEpochException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
@@ -67,6 +71,19 @@ final class Member implements ConsumerRebalanceListener {
     /** Partition -> the highest offset committed: a failed older commit never rewinds it. */
     private final Map<Integer, Long> committedHigh = new HashMap<>();
 
+    // The transactional policy (main thread only, but prodErr).
+    private final boolean transactional;
+    private KafkaProducer<byte[], byte[]> producer;
+    private int txn;
+    private boolean txnOpen;
+    private long txnOpenedAt;
+    private int txnPolled;
+    private int txnProduced;
+    /** The first output record of the open transaction that failed (the producer's thread). */
+    private volatile Exception prodErr;
+    /** A fatal transaction error: the member ends with it. */
+    private KafkaException txnFatal;
+
     Member(Config cfg, History hist) {
         this.cfg = cfg;
         this.hist = hist;
@@ -75,6 +92,7 @@ final class Member implements ConsumerRebalanceListener {
         // Its own stream per member and incarnation, like the Go members'
         // (not the same numbers: the costs follow the same distribution).
         this.rng = new SplittableRandom(cfg.seed * 0x9E3779B97F4A7C15L + cfg.inc + 1);
+        this.transactional = cfg.policy.equals("transactional");
     }
 
     /** Asks the member to close gracefully: the policy's final commit, then LeaveGroup. */
@@ -101,6 +119,10 @@ final class Member implements ConsumerRebalanceListener {
             CommitRecorder.member = this;
         }
         consumer = new KafkaConsumer<>(props);
+        if (transactional) {
+            producer = new KafkaProducer<>(Settings.producerOf(cfg));
+            producer.initTransactions();
+        }
         // The join request follows: the analysis takes this, not the
         // program's start, as the member joining (docs/history.md).
         append(state("joining"));
@@ -118,12 +140,21 @@ final class Member implements ConsumerRebalanceListener {
                     continue;
                 }
                 List<ConsumerRecord<byte[], byte[]>> batch = filterOwned(polled);
+                if (txnFatal != null) {
+                    throw txnFatal;
+                }
                 if (batch.isEmpty()) {
+                    if (txnOpen && txnDue()) {
+                        endTxn(true, "");
+                    }
                     continue;
                 }
                 if (cfg.policy.equals("commit-before-process")) {
                     commitSync(batchOffsets(batch));
                     batch = filterOwned(batch);
+                }
+                if (transactional) {
+                    beginTxn(batch.size());
                 }
                 int done = process(batch);
                 if (done < batch.size()) {
@@ -139,6 +170,13 @@ final class Member implements ConsumerRebalanceListener {
         append(state("stopping"));
         flush();
         finalCommit(cut);
+        if (producer != null) {
+            try {
+                producer.close(Duration.ofSeconds(10));
+            } catch (KafkaException e) {
+                logf("producer close: %s", describe(e));
+            }
+        }
         // close leaves the group (a static member does not: its instance
         // id keeps its partitions until the session times out); the client
         // runs onPartitionsRevoked for the revocation, recorded there, and
@@ -207,6 +245,9 @@ final class Member implements ConsumerRebalanceListener {
             append(e);
             flush();
             uncommitted.put(r.partition(), r.offset() + 1);
+            if (transactional) {
+                emit(r, e);
+            }
         }
         return batch.size();
     }
@@ -255,6 +296,11 @@ final class Member implements ConsumerRebalanceListener {
         switch (cfg.policy) {
             case "sync-batch" -> commitSync(takeUncommitted(null));
             case "async-batch", "async-sync-on-revoke" -> commitAsync(takeUncommitted(null));
+            case "transactional" -> {
+                if (txnOpen && txnDue()) {
+                    endTxn(true, "");
+                }
+            }
             // auto, auto-after-process: the client commits its position at
             // the next poll, which comes only after the whole batch was
             // processed; commit-before-process committed first.
@@ -267,6 +313,11 @@ final class Member implements ConsumerRebalanceListener {
      * batch the stop cut short, polled but never processed.
      */
     private void finalCommit(List<ConsumerRecord<byte[], byte[]>> cut) throws IOException {
+        if (txnOpen && txnFatal == null) {
+            // Commit what was processed and produced whole; a batch cut
+            // short aborts, and its records come again.
+            endTxn(cut.isEmpty() && txnProduced == txnPolled, "shutdown");
+        }
         switch (cfg.policy) {
             case "sync-batch", "async-batch", "async-sync-on-revoke" -> commitSync(takeUncommitted(null));
             case "auto-after-process" -> {
@@ -290,6 +341,139 @@ final class Member implements ConsumerRebalanceListener {
             default -> { }
         }
         flush();
+    }
+
+    // The transactional policy: consume-transform-produce, as Kafka's
+    // documentation of KafkaProducer.sendOffsetsToTransaction describes it.
+
+    /** Begins a transaction for a batch of n records, unless one is open; its begin event first. */
+    private void beginTxn(int n) throws IOException {
+        if (txnOpen) {
+            txnPolled += n;
+            return;
+        }
+        txn++;
+        History.Event e = new History.Event("txn");
+        e.step = txn;
+        e.state = "begin";
+        append(e);
+        flush();
+        producer.beginTransaction();
+        txnOpen = true;
+        txnOpenedAt = System.nanoTime();
+        txnPolled = n;
+        txnProduced = 0;
+        prodErr = null;
+    }
+
+    /** Produces a processed record's output (internal/member/output.go's value) into the open transaction. */
+    private void emit(ConsumerRecord<byte[], byte[]> r, History.Event processed) {
+        String producerName = processed.producer == null || processed.producer.isEmpty() ? "-" : processed.producer;
+        String v = "cbo1 " + r.partition() + " " + r.offset() + " " + producerName + " " + processed.seq + " "
+            + cfg.name + " " + cfg.inc + " " + txn + " " + History.now();
+        txnProduced++;
+        producer.send(new ProducerRecord<>(cfg.outputTopic, r.key(), v.getBytes(StandardCharsets.UTF_8)), (md, err) -> {
+            if (err != null && prodErr == null) {
+                prodErr = err;
+            }
+        });
+    }
+
+    /** Whether the open transaction commits now: after every batch, or by count or time. */
+    private boolean txnDue() {
+        if (cfg.commitRecords == 0 && cfg.commitIntervalNs == 0) {
+            return true;
+        }
+        return (cfg.commitRecords > 0 && txnProduced >= cfg.commitRecords)
+            || (cfg.commitIntervalNs > 0 && System.nanoTime() - txnOpenedAt >= cfg.commitIntervalNs);
+    }
+
+    /**
+     * Ends the open transaction: a commit (the offsets to the transaction
+     * with the consumer's group metadata, then commitTransaction) or an
+     * abort for cause, after which the member's partitions are rewound to
+     * their committed offsets. Fencing is fatal: the member ends.
+     */
+    private void endTxn(boolean commit, String cause) throws IOException {
+        Map<Integer, Long> offs = takeUncommitted(null);
+        Exception perr = prodErr;
+        if (commit && perr != null) {
+            commit = false;
+            cause = "produce: " + describe(perr);
+        }
+        txnOpen = false;
+        if (commit) {
+            History.Event c = new History.Event("txn");
+            c.step = txn;
+            c.state = "committing";
+            append(c);
+            flush();
+            try {
+                if (!offs.isEmpty()) {
+                    producer.sendOffsetsToTransaction(toKafka(offs), consumer.groupMetadata());
+                }
+                producer.commitTransaction();
+                History.Event ok = new History.Event("txn");
+                ok.step = txn;
+                ok.state = "committed";
+                append(ok);
+                for (Map.Entry<Integer, Long> o : offs.entrySet()) {
+                    committed(o.getKey(), o.getValue(), null, false);
+                    committedHigh.merge(o.getKey(), o.getValue(), Math::max);
+                }
+                flush();
+                return;
+            } catch (ProducerFencedException | InvalidProducerEpochException e) {
+                txnAborted("fenced: " + describe(e));
+                txnFatal = e;
+                return;
+            } catch (KafkaException e) {
+                cause = System.nanoTime() - txnOpenedAt >= cfg.transactionTimeoutNs ? "timeout: " + describe(e)
+                    : fenced(e) ? "rebalance: " + describe(e) : "error: " + describe(e);
+            }
+        }
+        try {
+            producer.abortTransaction();
+        } catch (KafkaException e) {
+            txnAborted(cause);
+            txnFatal = e;
+            return;
+        }
+        txnAborted(cause);
+        rewind();
+    }
+
+    private void txnAborted(String cause) throws IOException {
+        History.Event a = new History.Event("txn");
+        a.step = txn;
+        a.state = "aborted";
+        a.err = cause;
+        append(a);
+        flush();
+    }
+
+    /** Seeks the owned partitions back to their committed offsets (the start, without one). */
+    private void rewind() {
+        Set<TopicPartition> tps = new HashSet<>();
+        for (int p : owned) {
+            tps.add(new TopicPartition(topic, p));
+        }
+        if (tps.isEmpty()) {
+            return;
+        }
+        try {
+            Map<TopicPartition, OffsetAndMetadata> c = consumer.committed(tps);
+            for (TopicPartition tp : tps) {
+                OffsetAndMetadata om = c.get(tp);
+                if (om == null) {
+                    consumer.seekToBeginning(List.of(tp));
+                } else {
+                    consumer.seek(tp, om.offset());
+                }
+            }
+        } catch (RuntimeException e) {
+            logf("rewind: %s", describe(e));
+        }
     }
 
     /** Per partition, the offset after the batch's last record: what committing the batch commits. */
@@ -463,6 +647,15 @@ final class Member implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         int[] ps = partitionsOf(partitions);
+        if (txnOpen && txnFatal == null) {
+            // The member is still in the generation: commit what was
+            // processed and produced whole.
+            try {
+                endTxn(txnProduced == txnPolled, "rebalance");
+            } catch (IOException e) {
+                logf("history: %s", e.getMessage());
+            }
+        }
         if (cfg.policy.equals("async-sync-on-revoke")) {
             List<Integer> revoked = new ArrayList<>();
             for (int p : ps) {
@@ -485,6 +678,13 @@ final class Member implements ConsumerRebalanceListener {
      */
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        if (txnOpen && txnFatal == null) {
+            try {
+                endTxn(false, "rebalance: partitions lost");
+            } catch (IOException e) {
+                logf("history: %s", e.getMessage());
+            }
+        }
         removed("lost", partitionsOf(partitions));
     }
 

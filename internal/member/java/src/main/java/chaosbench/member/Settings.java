@@ -58,6 +58,28 @@ final class Settings {
         return policy.equals("auto") || policy.equals("auto-after-process");
     }
 
+    /**
+     * The transactional policy's producer: where it connects (the -X
+     * properties a producer has), who it is, its transactional.id and
+     * transaction.timeout.ms.
+     */
+    static Map<String, Object> producerOf(Config c) {
+        Map<String, Object> p = new TreeMap<>();
+        c.props.forEach((k, v) -> {
+            if (org.apache.kafka.clients.producer.ProducerConfig.configNames().contains(k)) {
+                p.put(k, v);
+            }
+        });
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, c.bootstrap);
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.CLIENT_ID_CONFIG, c.clientId() + "-txn");
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, c.transactionalId);
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, ms(c.transactionTimeoutNs));
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG, "5");
+        return p;
+    }
+
     /** The consumer's properties, -X last. */
     static Map<String, Object> of(Config c) {
         Strategy st = strategy(c.strategy);
@@ -91,6 +113,10 @@ final class Settings {
         if (autoCommit(c.policy)) {
             // The library's own commits are seen only through an interceptor.
             p.put(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, CommitRecorder.class.getName());
+        }
+        if (c.policy.equals("transactional")) {
+            // The input as a downstream reader of committed data reads it.
+            p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         }
         p.putAll(c.props);
         if (autoCommit(c.policy) && c.props.containsKey(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG)) {

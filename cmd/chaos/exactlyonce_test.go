@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chaosbench/chaosbench/internal/kafkatest"
+	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
+
+// exactlyOnceCrash is a short transactional run on franz-go with a member
+// killed in the middle of the traffic, when it has a transaction open or
+// about to open (a batch every few milliseconds).
+const exactlyOnceCrash = `
+name: eos-crash
+seed: 7
+duration: 16s
+topic: {name: eos-crash, partitions: 6, replication: 1}
+keys: {count: 200, format: "k%04d"}
+value: {size: 64}
+producer: {client: franz, rate: 300}
+consumer:
+  members: 3
+  processing: {cost: 1ms}
+  max_poll_records: 50
+  session_timeout: 6s
+  heartbeat_interval: 1s
+  max_poll_interval: 20s
+  transaction: {transactional_id: per-incarnation, timeout: 10s}
+strategies: [cooperative-sticky]
+commit_policies: [transactional]
+clients: [franz]
+broker: {config: {group.initial.rebalance.delay.ms: "0"}}
+chaos:
+  warmup: 4s
+  drain_timeout: 90s
+  steps:
+    - {at: 8s, action: kill, target: m2}
+`
+
+// runExactlyOnce runs exactlyOnceCrash on a client with chaos run (edits
+// replaces text of the workload, old then new), analyses it with chaos
+// analyze and returns the cell's summary.
+func runExactlyOnce(t *testing.T, client string, edits []string, env ...string) *summary.Summary {
+	t.Helper()
+	chaos, _ := testBinaries(t)
+	dir := t.TempDir()
+	w := filepath.Join(dir, "eos-crash.yaml")
+	text := strings.Replace(exactlyOnceCrash, "clients: [franz]", "clients: ["+client+"]", 1)
+	for i := 0; i+1 < len(edits); i += 2 {
+		text = strings.Replace(text, edits[i], edits[i+1], 1)
+	}
+	if err := os.WriteFile(w, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	results := filepath.Join(dir, "results")
+	out, errOut, status := runBin(t, chaos, "run", "--warmup", "0", "--results", results, w)
+	if status != 0 {
+		t.Fatalf("chaos run: status %d\n%s\n%s", status, out, errOut)
+	}
+	runs, _ := filepath.Glob(filepath.Join(results, "*-eos-crash"))
+	if len(runs) != 1 {
+		t.Fatalf("run folders %v", runs)
+	}
+	aout, aerr, _ := runBin(t, chaos, "analyze", runs[0])
+	b, err := os.ReadFile(filepath.Join(runs[0], "cooperative-sticky.transactional."+client, "summary.json"))
+	if err != nil {
+		t.Fatalf("%v\n%s\n%s", err, aout, aerr)
+	}
+	var s summary.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.ExactlyOnce == nil {
+		t.Fatalf("no exactly_once section:\n%s", b)
+	}
+	t.Logf("run:\n%s\nexactly_once: %+v\nduplicates %d, loss %d", out, *s.ExactlyOnce, s.Duplicates.Count, s.Loss.Lost)
+	return &s
+}
+
+// The end-to-end proof of the transactional policy: a crash on a real
+// broker, and the committed output holds every acknowledged input exactly
+// once, while the processing it redid shows as at-least-once duplicates.
+func TestExactlyOnceUnderCrash(t *testing.T) {
+	kafkatest.Require(t)
+	for _, client := range []string{"franz", "confluent", "java"} {
+		if client == "java" {
+			kafkatest.RequireJava(t)
+		}
+		t.Run(client, func(t *testing.T) { exactlyOnceUnderCrash(t, client) })
+	}
+}
+
+func exactlyOnceUnderCrash(t *testing.T, client string) {
+	s := runExactlyOnce(t, client, nil)
+	e := s.ExactlyOnce
+	if e.Verdict != summary.Valid || !e.Verified || !e.Settled || !e.Complete {
+		t.Errorf("exactly_once: verdict %s (%s), verified %v, settled %v, complete %v", e.Verdict, e.Reason, e.Verified, e.Settled, e.Complete)
+	}
+	if e.OutputDuplicates != 0 || e.LostOutputs != 0 || e.AbortedReads != 0 || e.Reordered != 0 || e.InvisibleCommits != 0 {
+		t.Errorf("exactly_once violated: %+v", *e)
+	}
+	if !s.Cell.DrainComplete || s.Loss.Acknowledged == 0 || e.ReadCommitted != s.Loss.Acknowledged {
+		t.Errorf("read_committed %d, acknowledged %d (drain complete %v): every input once", e.ReadCommitted, s.Loss.Acknowledged, s.Cell.DrainComplete)
+	}
+	if e.Committed == 0 || e.CommitLatency.Count != int(e.Committed) {
+		t.Errorf("committed %d, commit latencies %d", e.Committed, e.CommitLatency.Count)
+	}
+	// What was redone is what the group processed twice: the records of
+	// the transactions that did not commit, and nothing else.
+	if e.WorkRedone != s.Duplicates.Count {
+		t.Errorf("work redone %d, processing duplicates %d: they should be the same records", e.WorkRedone, s.Duplicates.Count)
+	}
+	if e.ReadUncommitted < e.ReadCommitted {
+		t.Errorf("read_uncommitted %d below read_committed %d", e.ReadUncommitted, e.ReadCommitted)
+	}
+}
+
+// The mutation check: the broken test double commits its offsets outside
+// its transactions, one transaction late. Under the same crash, the
+// committed output shows the inputs the group read again: the analysis
+// must call it.
+func TestExactlyOnceCatchesOffsetsOutsideTheTransaction(t *testing.T) {
+	kafkatest.Require(t)
+	// The double's last transaction's offsets wait for a next one that
+	// never comes: its drain cannot complete, and need not wait long.
+	s := runExactlyOnce(t, "franz", []string{"drain_timeout: 90s", "drain_timeout: 20s"}, member.TestDoubleEnv+"="+member.TestDoubleOffsetsOutside)
+	e := s.ExactlyOnce
+	if e.Verdict != summary.Invalid || e.OutputDuplicates == 0 {
+		t.Errorf("the double's output duplicates went unseen: verdict %s, output duplicates %d", e.Verdict, e.OutputDuplicates)
+	}
+	if s.Verdict != summary.Invalid {
+		t.Errorf("cell verdict %s, want invalid", s.Verdict)
+	}
+}
+
+// A zombie: a member frozen beyond its session timeout in the middle of
+// its work resumes and tries to commit. Its generation is gone (KIP-447):
+// its transaction must abort, and none of its late outputs may be read
+// committed.
+func TestExactlyOnceAgainstAZombie(t *testing.T) {
+	kafkatest.Require(t)
+	s := runExactlyOnce(t, "franz", []string{
+		"processing: {cost: 1ms}", "processing: {cost: 5ms}",
+		"- {at: 8s, action: kill, target: m2}", "- {at: 6s, action: pause, target: m2, duration: 9s}",
+	})
+	e := s.ExactlyOnce
+	if e.Verdict != summary.Valid || e.OutputDuplicates != 0 || e.AbortedReads != 0 || e.LostOutputs != 0 {
+		t.Errorf("exactly_once under a zombie: verdict %s (%s): %+v", e.Verdict, e.Reason, *e)
+	}
+	if e.Aborted == 0 {
+		t.Errorf("no transaction aborted: the zombie's late commit went through? %+v", *e)
+	}
+}
