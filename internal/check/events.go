@@ -142,7 +142,7 @@ func (g *model) chaos(e *history.Event) {
 		label += " " + e.Target
 	}
 	g.tl.mark(e.T, label, "chaos")
-	if e.Action == vocab.ActionResume {
+	if e.Action == vocab.ActionResume || e.Action == vocab.ActionHeal {
 		if m := g.lookupMember(e.Target, e.TargetInc); m != nil && e.Err == "" {
 			g.resumeMember(m, e.T)
 		}
@@ -169,7 +169,7 @@ func (g *model) chaos(e *history.Event) {
 		d.subject = e.Target
 	}
 	d.actEnd = e.T
-	if e.Action == vocab.ActionSlow {
+	if act, _ := vocab.LookupAction(e.Action); e.Action == vocab.ActionSlow || act.Network {
 		d.actEnd += paramMs(e.Params, "duration_ms") * 1e6
 	}
 	if e.Params != "" {
