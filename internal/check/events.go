@@ -109,6 +109,9 @@ func (g *model) assignment(e *history.Event) {
 	if e.Kind == history.Assigned && g.lastJoin == m {
 		g.lastJoin = nil
 	}
+	for _, h := range g.hooks.assignment {
+		h.assignmentEvent(m, e)
+	}
 }
 
 // trigger names the likely cause of an unplanned rebalance.
@@ -123,6 +126,12 @@ func (g *model) committed(e *history.Event) {
 	g.stats.Commits++
 	if e.Err != "" {
 		g.stats.CommitErrors++
+		if len(g.hooks.commitErr) > 0 {
+			m := g.member(e.Proc, e.Inc)
+			for _, h := range g.hooks.commitErr {
+				h.commitFailed(m, e)
+			}
+		}
 		return
 	}
 	if p := g.part(e.Partition); p != nil {
@@ -137,6 +146,13 @@ func (g *model) committed(e *history.Event) {
 }
 
 func (g *model) chaos(e *history.Event) {
+	g.chaosEvent(e)
+	for _, h := range g.hooks.chaos {
+		h.chaosEvent(e)
+	}
+}
+
+func (g *model) chaosEvent(e *history.Event) {
 	label := e.Action
 	if e.Target != "" {
 		label += " " + e.Target

@@ -20,7 +20,7 @@ const SchemaVersion = 1
 // "Revisions"), so that a comparison knows whether two summaries measured
 // the same things the same way. A summary of revision 0 was written
 // before revisions were recorded.
-const Revision = 1
+const Revision = 2
 
 // Analysis says which analysis wrote a summary.
 type Analysis struct {
@@ -95,6 +95,7 @@ type Summary struct {
 	Loss        LossResult       `json:"loss"`
 	Ordering    OrderingResult   `json:"ordering"`
 	Overlap     OverlapResult    `json:"overlap"`
+	Network     NetworkResult    `json:"network"`
 	Skew        SkewResult       `json:"skew"`
 	Movement    MovementResult   `json:"movement"`
 	Latency     LatencyResult    `json:"latency"`
