@@ -24,8 +24,11 @@ import (
 //     it learned (to the end when it never did); zombie commits: its
 //     successful ones of a partition another member then held.
 //
-// A member cut off shorter than the session timeout is not evicted, and
-// has none of these; the disruption of the step (cause chaos, its action
+// A target is followed until it learned; one not evicted when another
+// disruption begins (another step, an unplanned rebalance) is followed
+// no further: what happens to it then is that disruption's. A member cut
+// off shorter than the session timeout is not evicted, and has none of
+// these but the commits that failed while it was cut off; the disruption of the step (cause chaos, its action
 // and target) holds its partitions' pauses as any step's does.
 type networkCheck struct {
 	g     *model
@@ -41,6 +44,9 @@ type netStep struct {
 	zombie map[[2]int64]bool
 	// dup: zombie records counted as duplicates already.
 	dup map[[2]int64]bool
+	// done: no longer followed: another disruption began before the
+	// target was evicted (what comes after is that one's).
+	done bool
 }
 
 func newNetworkCheck(g *model) *networkCheck {
@@ -76,6 +82,18 @@ func (c *networkCheck) chaosEvent(e *history.Event) {
 	c.byMember[m] = append(c.byMember[m], st)
 }
 
+// disruptionOpened: another step or membership change began; a target
+// not evicted by then is not followed further.
+func (c *networkCheck) disruptionOpened(d *disruption) {
+	for _, st := range c.steps {
+		if st.out.EvictedT == 0 && d.out.Step != st.out.Step {
+			st.done = true
+		}
+	}
+}
+
+func (c *networkCheck) disruptionActive(*disruption) {}
+
 func (st *netStep) learnedAfterHeal() {
 	if st.out.HealT > 0 && st.out.LearnedT > 0 {
 		ms := max(float64(st.out.LearnedT-st.out.HealT)/1e6, 0)
@@ -88,7 +106,7 @@ func (c *networkCheck) ownerChanging(p *partition, to *member, t int64) {
 		return
 	}
 	for _, st := range c.steps {
-		if st.out.EvictedT == 0 && to != st.m && st.owned[p.id] && t >= st.out.StartT {
+		if !st.done && st.out.EvictedT == 0 && to != st.m && st.owned[p.id] && t >= st.out.StartT {
 			st.out.EvictedT = t
 		}
 	}
@@ -99,7 +117,7 @@ func (c *networkCheck) ownerChanging(p *partition, to *member, t int64) {
 // when it is given an assignment after its eviction.
 func (c *networkCheck) assignmentEvent(m *member, e *history.Event) {
 	for _, st := range c.byMember[m] {
-		if st.out.LearnedT != 0 || e.T < st.out.StartT {
+		if st.done || st.out.LearnedT != 0 || e.T < st.out.StartT {
 			continue
 		}
 		told := false
@@ -143,7 +161,7 @@ func (c *networkCheck) redelivered(p *partition, m *member, e *history.Event) {
 // when it is one, a duplicate when again; it reports whether it was.
 func (st *netStep) zombieRecord(p *partition, m *member, e *history.Event, again bool) bool {
 	k := [2]int64{int64(p.id), e.Offset}
-	if e.T < st.out.StartT || !p.zombie(m) || st.zombie[k] {
+	if st.done || e.T < st.out.StartT || !p.zombie(m) || st.zombie[k] {
 		return false
 	}
 	st.zombie[k] = true
@@ -157,7 +175,7 @@ func (st *netStep) zombieRecord(p *partition, m *member, e *history.Event, again
 
 func (c *networkCheck) committing(p *partition, m *member, e *history.Event) {
 	for _, st := range c.byMember[m] {
-		if e.T >= st.out.StartT && (st.out.LearnedT == 0 || e.T <= st.out.LearnedT) && p.zombie(m) {
+		if !st.done && e.T >= st.out.StartT && (st.out.LearnedT == 0 || e.T <= st.out.LearnedT) && p.zombie(m) {
 			st.out.ZombieCommits++
 		}
 	}
@@ -165,7 +183,7 @@ func (c *networkCheck) committing(p *partition, m *member, e *history.Event) {
 
 func (c *networkCheck) commitFailed(m *member, e *history.Event) {
 	for _, st := range c.byMember[m] {
-		if e.T >= st.out.StartT && (st.out.LearnedT == 0 || e.T <= st.out.LearnedT) {
+		if !st.done && e.T >= st.out.StartT && (st.out.LearnedT == 0 || e.T <= st.out.LearnedT) {
 			st.out.FailedCommits++
 		}
 	}
