@@ -13,7 +13,8 @@ import (
 )
 
 // netBlips cuts m1 off for half its session timeout, then m2 for twice
-// it, through their own network paths (docs/network.md).
+// it, then resets m3's connections for a second, then cuts the producer
+// off, each through its own network path (docs/network.md).
 const netBlips = `
 name: net-blips
 seed: 7
@@ -38,6 +39,8 @@ chaos:
   steps:
     - {at: 5s, action: disconnect, target: m1, duration: 1500ms}
     - {at: 11s, action: disconnect, target: m2, duration: 6s}
+    - {at: 19s, action: reset, target: m3, duration: 1s}
+    - {at: 21s, action: disconnect, target: producer, duration: 2s}
 `
 
 // TestRunNetworkBlips runs netBlips on each client: the member cut off
@@ -70,9 +73,13 @@ func runNetworkBlips(t *testing.T, clients string, cells int) {
 					t.Logf("disruption of step %d (%s %s): cause %s, %d rebalances", d.Step, d.Action, d.Target, d.Cause, d.Generations)
 				}
 			}
+			if a.Summary.Loss.Lost != 0 || a.Summary.Ordering.ProducerDuplicates != 0 {
+				t.Errorf("lost %d, written twice by the producer %d: want none, the idempotent producer cut off for 2 s included",
+					a.Summary.Loss.Lost, a.Summary.Ordering.ProducerDuplicates)
+			}
 			steps := a.Summary.Network.Steps
-			if len(steps) != 2 {
-				t.Fatalf("network steps followed: %+v, want both", steps)
+			if len(steps) != 3 {
+				t.Fatalf("network steps followed: %+v, want the three on members", steps)
 			}
 			for _, st := range steps {
 				learned := "-"
@@ -94,7 +101,7 @@ func runNetworkBlips(t *testing.T, clients string, cells int) {
 
 func checkNetworkBlips(t *testing.T, evs []history.Event) {
 	t.Helper()
-	var at, healed [3]int64 // by step
+	var at, healed [5]int64 // by step
 	owned := map[string][]int32{}
 	for _, e := range evs {
 		if e.Kind != history.Chaos {
@@ -104,16 +111,19 @@ func checkNetworkBlips(t *testing.T, evs []history.Event) {
 			t.Errorf("step %d %s %s failed: %s", e.Step, e.Action, e.Target, e.Err)
 		}
 		switch e.Action {
-		case "disconnect":
+		case "disconnect", "reset":
 			at[e.Step] = e.T
 		case "heal":
 			healed[e.Step] = e.T
 		}
 	}
-	for s := 1; s <= 2; s++ {
+	for s := 1; s <= 4; s++ {
 		if at[s] == 0 || healed[s] <= at[s] {
-			t.Fatalf("step %d: disconnect at %d, heal at %d:\n%s", s, at[s], healed[s], timeline(evs))
+			t.Fatalf("step %d: fault at %d, heal at %d:\n%s", s, at[s], healed[s], timeline(evs))
 		}
+	}
+	if at[3]-healed[2] < 1e9 || at[4]-at[3] < 1e9 {
+		t.Fatalf("steps out of their times: %v %v", at, healed)
 	}
 	// Evictions and processing, by window. A client may give up its
 	// partitions itself after a short cut (librdkafka, when its own
@@ -169,5 +179,8 @@ func checkNetworkBlips(t *testing.T, evs []history.Event) {
 	}
 	if n := processedIn("m2", healed[2], 1<<62); n == 0 {
 		t.Errorf("m2 never processed again after its path healed:\n%s", timeline(evs))
+	}
+	if n := processedIn("m3", healed[3], 1<<62); n == 0 {
+		t.Errorf("m3 never processed again after its connections were reset:\n%s", timeline(evs))
 	}
 }
