@@ -303,6 +303,14 @@ func (l *Local) Info(ctx context.Context) (Info, error) {
 		info.Nodes = append(info.Nodes, NodeInfo{ID: n.ID, PID: n.PID, Address: n.address(), Alive: n.alive(), Log: n.Log})
 	}
 	l.mu.Unlock()
+	if l.paths != nil {
+		info.NetPaths = map[string]string{}
+		for _, name := range l.paths.Names() {
+			if p, ok := l.paths.Path(name); ok {
+				info.NetPaths[name] = p.Bootstrap()
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := describe(ctx, l.adm, &info); err != nil {
