@@ -131,7 +131,8 @@ func hostText(g *Group) string {
 // tableMetrics are the metrics a table of these groups shows: all, except
 // the traffic's own figures when every group has the same (they describe
 // the workload, not the strategies: trafficNote says them once), and the
-// exactly-once figures when no cell has them.
+// exactly-once figures when no cell has them, and the network steps'
+// figures when no cell had a network step.
 func tableMetrics(gs []*Group) []Metric {
 	_, same := trafficNote(gs)
 	eos := false
@@ -142,12 +143,24 @@ func tableMetrics(gs []*Group) []Metric {
 	}
 	var out []Metric
 	for _, m := range Metrics {
-		if (m.Traffic && same) || (m.ExactlyOnce && !eos) {
+		if (m.Traffic && same) || (m.ExactlyOnce && !eos) || (m.Network && !anyValue(m, gs)) {
 			continue
 		}
 		out = append(out, m)
 	}
 	return out
+}
+
+// anyValue reports whether some cell of the groups has a value of m.
+func anyValue(m Metric, gs []*Group) bool {
+	for _, g := range gs {
+		for _, c := range g.Cells {
+			if _, ok := m.Of(c.S); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // trafficNote says the traffic's skew once, when it is the same for every

@@ -24,6 +24,9 @@ type Metric struct {
 	Timing bool
 	// Traffic: the workload's own figure, the same for every strategy.
 	Traffic bool
+	// Network: a figure of network steps, which a table shows only when
+	// some cell of it has one.
+	Network bool
 	// Field is the summary.json field the value is read from: a summary
 	// an older analysis wrote without it has no value for the metric
 	// (summary.Summary.Has), never a zero.
@@ -105,6 +108,15 @@ var Metrics = []Metric{
 		}
 		return s.ExactlyOnce.CommitLatency.P95, true
 	}},
+	{Name: "net_zombie_records", Network: true, Field: "network.zombie_records", Changed: 2, Label: "zombie records after a network cut", Unit: "records", LowerIsBetter: true, Value: ifNetwork(func(s *summary.Summary) float64 { return float64(s.Network.ZombieRecords) })},
+	{Name: "net_zombie_duplicates", Network: true, Field: "network.zombie_duplicates", Changed: 2, Label: "duplicates of those zombie records", Unit: "records", LowerIsBetter: true, Value: ifNetwork(func(s *summary.Summary) float64 { return float64(s.Network.ZombieDuplicates) })},
+	{Name: "net_failed_commits", Network: true, Field: "network.failed_commits", Changed: 2, Label: "failed commits of a member cut off", Unit: "", LowerIsBetter: true, Value: ifNetwork(func(s *summary.Summary) float64 { return float64(s.Network.FailedCommits) })},
+	{Name: "net_learned_ms", Network: true, Field: "network.learned_max_ms", Changed: 2, Label: "time from a heal to the evicted member learning it (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
+		if s.Network.LearnedMaxMs == nil {
+			return 0, false
+		}
+		return *s.Network.LearnedMaxMs, true
+	}},
 	{Name: "skew_max_over_mean", Field: "skew.max_over_mean", Changed: 1, Label: "records per partition, max / mean", Unit: "ratio", LowerIsBetter: true, Traffic: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Skew.MaxOverMean, s.Skew.MaxOverMean > 0
 	}},
@@ -132,6 +144,12 @@ var Metrics = []Metric{
 	{Name: "latency_p99_disruption_ms", Field: "latency.disruption", Changed: 1, Label: "latency p99, disruptions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Disruption.P99, s.Latency.Disruption.Count > 0
 	}},
+}
+
+// ifNetwork gives a figure of the network steps, when the cell had one
+// that cut a member off.
+func ifNetwork(f func(*summary.Summary) float64) func(*summary.Summary) (float64, bool) {
+	return func(s *summary.Summary) (float64, bool) { return f(s), len(s.Network.Steps) > 0 }
 }
 
 // ifCount gives a statistic of a population of pauses, when it has any.

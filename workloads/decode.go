@@ -542,7 +542,7 @@ func (d *decoder) chaos(n *yaml.Node, field string, c *Chaos) {
 					"after":  func(v *yaml.Node, f string) { st.After, _ = d.duration(v, f) },
 					"action": func(v *yaml.Node, f string) { st.Action, _ = d.str(v, f, "a chaos action") },
 					"target": func(v *yaml.Node, f string) {
-						st.Target, _ = d.str(v, f, "a member name (m1, m2, ...), random, owner:<partition> or all")
+						st.Target, _ = d.str(v, f, "a member name (m1, m2, ...), random, owner:<partition>, producer or all")
 					},
 					"count": func(v *yaml.Node, f string) {
 						n, _ := d.integer(v, f, "a number of members (an integer >= 1)")
@@ -556,6 +556,11 @@ func (d *decoder) chaos(n *yaml.Node, field string, c *Chaos) {
 					},
 					"broker": func(v *yaml.Node, f string) {
 						st.Broker, _ = d.str(v, f, "a broker node id or random")
+					},
+					"delay":  func(v *yaml.Node, f string) { st.Delay, _ = d.duration(v, f) },
+					"jitter": func(v *yaml.Node, f string) { st.Jitter, _ = d.duration(v, f) },
+					"bytes_per_second": func(v *yaml.Node, f string) {
+						st.BytesPerSecond, _ = d.integer(v, f, "a rate in bytes a second (an integer >= 1024)")
 					},
 				})
 				c.Steps = append(c.Steps, st)

@@ -82,6 +82,11 @@ type PlannedStep struct {
 	Partitions int `json:"partitions,omitempty"`
 	// Broker is the node id (broker steps).
 	Broker int `json:"broker,omitempty"`
+	// Delay, Jitter and BytesPerSecond are a network step's fault
+	// (latency, bandwidth).
+	Delay          time.Duration `json:"delay,omitempty"`
+	Jitter         time.Duration `json:"jitter,omitempty"`
+	BytesPerSecond int64         `json:"bytes_per_second,omitempty"`
 	// Line is the step's line in the workload file.
 	Line int `json:"line"`
 }
@@ -102,6 +107,10 @@ var stepFields = map[string][]string{
 	vocab.ActionAddPartitions:  {"partitions"},
 	vocab.ActionBrokerKill:     {"broker"},
 	vocab.ActionBrokerRestart:  {"broker"},
+	vocab.ActionDisconnect:     {"target", "duration"},
+	vocab.ActionReset:          {"target", "duration"},
+	vocab.ActionLatency:        {"target", "duration", "delay", "jitter"},
+	vocab.ActionBandwidth:      {"target", "duration", "bytes_per_second"},
 }
 
 type memberState int
@@ -122,6 +131,10 @@ type schedule struct {
 	// unknownGroup: consumer.members is wrong, so which members exist
 	// is unknown; unknownPartitions: topic.partitions is.
 	unknownGroup, unknownPartitions bool
+	// faultUntil: when each target's network fault ends (a path carries
+	// one fault at a time).
+	faultUntil map[string]time.Duration
+	network    bool // the plan has a network step
 }
 
 func memberName(i int) string { return "m" + strconv.Itoa(i) }
@@ -157,6 +170,7 @@ func (v *validator) chaos() {
 	s := v.s
 	c := s.Chaos
 	s.plan = nil
+	s.netPaths = nil
 	if c.Warmup < 0 {
 		v.errf("chaos.warmup", "got %v, expected a duration >= 0", c.Warmup)
 	} else {
@@ -178,7 +192,7 @@ func (v *validator) chaos() {
 	}
 	// A group or a topic found wrong has no schedule to check steps
 	// against: that error stands alone (validator).
-	sc := &schedule{members: map[string]memberState{}, next: s.Consumer.Members + 1, partitions: s.Topic.Partitions, brokerDown: map[int]bool{}, brokers: s.Broker.Brokers,
+	sc := &schedule{members: map[string]memberState{}, next: s.Consumer.Members + 1, partitions: s.Topic.Partitions, brokerDown: map[int]bool{}, brokers: s.Broker.Brokers, faultUntil: map[string]time.Duration{},
 		unknownGroup: !v.ok("consumer.members"), unknownPartitions: !v.ok("topic.partitions")}
 	if !sc.unknownGroup {
 		for i := 1; i <= s.Consumer.Members; i++ {
@@ -239,17 +253,19 @@ func (v *validator) chaos() {
 			continue
 		}
 		allowed := stepFields[st.Action]
-		for _, field := range []string{"target", "count", "duration", "interval", "partitions", "broker"} {
+		for _, field := range []string{"target", "count", "duration", "interval", "partitions", "broker", "delay", "jitter", "bytes_per_second"} {
 			if s.set(f+"."+field) && !slices.Contains(allowed, field) {
 				v.errf(f+"."+field, "not used by %s (which takes %s)", st.Action, takes(allowed))
 			}
 		}
 		v.step(f, st, &ps, sc, rng, end, endKnown)
-		if last := ps.At + ps.Duration; endKnown && (st.Action == vocab.ActionPause || st.Action == vocab.ActionSlow) && ps.Duration > 0 && last > end {
+		act, _ := vocab.LookupAction(st.Action)
+		if last := ps.At + ps.Duration; endKnown && (st.Action == vocab.ActionPause || st.Action == vocab.ActionSlow || act.Network) && ps.Duration > 0 && last > end {
 			v.warnf(f+".duration", "the %s lasts until %v, %v after the end of traffic (%v): it holds every cell that much longer", st.Action, last, last-end, end)
 		}
 		s.plan = append(s.plan, ps)
 	}
+	v.netPathsOf(sc)
 }
 
 // trafficEnd is Spec.TrafficEnd, unknown when a field it derives from was
@@ -300,6 +316,8 @@ func (v *validator) step(f string, st Step, ps *PlannedStep, sc *schedule, rng i
 		v.addPartitionsStep(f, st, ps, sc)
 	case vocab.ActionBrokerKill, vocab.ActionBrokerRestart:
 		v.brokerStep(f, st, ps, sc, rng)
+	case vocab.ActionDisconnect, vocab.ActionReset, vocab.ActionLatency, vocab.ActionBandwidth:
+		v.networkStep(f, st, ps, sc, rng)
 	}
 }
 
@@ -350,7 +368,11 @@ func (v *validator) memberStep(f string, st Step, ps *PlannedStep, sc *schedule,
 // stepDuration checks the duration of a pause or slow step.
 func (v *validator) stepDuration(f string, st Step) bool {
 	if !v.s.set(f + ".duration") {
-		v.errf(f, "no duration: expected duration: how long the member is %s", map[string]string{vocab.ActionPause: "paused (SIGSTOP to SIGCONT)", vocab.ActionSlow: "stalled in processing"}[st.Action])
+		what := map[string]string{vocab.ActionPause: "the member is paused (SIGSTOP to SIGCONT)", vocab.ActionSlow: "the member is stalled in processing"}[st.Action]
+		if what == "" {
+			what = "the network fault lasts"
+		}
+		v.errf(f, "no duration: expected duration: how long %s", what)
 		return false
 	}
 	if st.Duration <= 0 {

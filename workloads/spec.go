@@ -52,8 +52,9 @@ type Spec struct {
 	// what was meant (e.g. a slow step shorter than max_poll_interval).
 	Warnings []string `json:"warnings,omitempty"`
 
-	plan []PlannedStep
-	pos  map[string]int // field path -> line
+	plan     []PlannedStep
+	netPaths []string       // network.go
+	pos      map[string]int // field path -> line
 }
 
 // Topic is the topic every cell produces to and consumes from. Each cell
@@ -237,7 +238,8 @@ type Step struct {
 	Target string `json:"target,omitempty"`
 	// Count is the number of members to add (add).
 	Count int `json:"count,omitempty"`
-	// Duration is the pause (pause) or the processing stall (slow).
+	// Duration is the pause (pause), the processing stall (slow) or how
+	// long a network fault lasts (disconnect, reset, latency, bandwidth).
 	Duration time.Duration `json:"duration,omitempty"`
 	// Interval is the time between members (rolling_restart).
 	Interval time.Duration `json:"interval,omitempty"`
@@ -245,6 +247,13 @@ type Step struct {
 	Partitions int `json:"partitions,omitempty"`
 	// Broker is a node id or random (broker_kill, broker_restart).
 	Broker string `json:"broker,omitempty"`
+	// Delay is added to the target's traffic each way, and Jitter is the
+	// spread around it (latency).
+	Delay  time.Duration `json:"delay,omitempty"`
+	Jitter time.Duration `json:"jitter,omitempty"`
+	// BytesPerSecond limits each direction of each of the target's
+	// connections (bandwidth).
+	BytesPerSecond int64 `json:"bytes_per_second,omitempty"`
 }
 
 // Rand returns a random source for one purpose of the run, derived from

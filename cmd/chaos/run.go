@@ -203,6 +203,9 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if err := loadgen.CheckClient(spec, f.cluster.Props.Props); err != nil {
 		return runner.Options{}, cli.Usagef("%s: producer (producer.client %s, -X, -F): %v", spec.File, spec.Producer.Client, err)
 	}
+	if err := runner.CheckNetwork(spec, f.cluster.Options("", nil)); err != nil {
+		return runner.Options{}, cli.Usage(err)
+	}
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s: %s\n", spec.File, w)
 	}

@@ -83,6 +83,23 @@ type commitHook interface {
 	committing(p *partition, m *member, e *history.Event)
 }
 
+// commitErrorHook sees each failed commit of a member.
+type commitErrorHook interface {
+	commitFailed(m *member, e *history.Event)
+}
+
+// chaosHook sees every chaos event (a step's intent or failure, a resume,
+// a heal), after the model took it in.
+type chaosHook interface {
+	chaosEvent(e *history.Event)
+}
+
+// assignmentHook sees every assigned, revoked or lost event of a member,
+// after the model took it in.
+type assignmentHook interface {
+	assignmentEvent(m *member, e *history.Event)
+}
+
 // producedHook sees every produced event (acknowledged or not), after
 // the model took it in.
 type producedHook interface {
@@ -125,6 +142,7 @@ func newCheckers(g *model) []checker {
 		newCommitAheadCheck(g),
 		newOrderingCheck(g),
 		newOverlapCheck(g),
+		newNetworkCheck(g),
 		&skewCheck{g: g},
 		newLoadCheck(g),
 		&movementCheck{g: g},
@@ -149,6 +167,9 @@ type hooks struct {
 	probe      []probeHook
 	commit     []commitHook
 	txn        []txnHook
+	commitErr  []commitErrorHook
+	chaos      []chaosHook
+	assignment []assignmentHook
 }
 
 func hooksOf(cs []checker) hooks {
@@ -192,6 +213,15 @@ func hooksOf(cs []checker) hooks {
 		}
 		if x, ok := c.(txnHook); ok {
 			h.txn = append(h.txn, x)
+		}
+		if x, ok := c.(commitErrorHook); ok {
+			h.commitErr = append(h.commitErr, x)
+		}
+		if x, ok := c.(chaosHook); ok {
+			h.chaos = append(h.chaos, x)
+		}
+		if x, ok := c.(assignmentHook); ok {
+			h.assignment = append(h.assignment, x)
 		}
 	}
 	return h

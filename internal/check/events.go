@@ -109,6 +109,9 @@ func (g *model) assignment(e *history.Event) {
 	if e.Kind == history.Assigned && g.lastJoin == m {
 		g.lastJoin = nil
 	}
+	for _, h := range g.hooks.assignment {
+		h.assignmentEvent(m, e)
+	}
 }
 
 // trigger names the likely cause of an unplanned rebalance.
@@ -123,6 +126,12 @@ func (g *model) committed(e *history.Event) {
 	g.stats.Commits++
 	if e.Err != "" {
 		g.stats.CommitErrors++
+		if len(g.hooks.commitErr) > 0 {
+			m := g.member(e.Proc, e.Inc)
+			for _, h := range g.hooks.commitErr {
+				h.commitFailed(m, e)
+			}
+		}
 		return
 	}
 	if p := g.part(e.Partition); p != nil {
@@ -137,12 +146,19 @@ func (g *model) committed(e *history.Event) {
 }
 
 func (g *model) chaos(e *history.Event) {
+	g.chaosEvent(e)
+	for _, h := range g.hooks.chaos {
+		h.chaosEvent(e)
+	}
+}
+
+func (g *model) chaosEvent(e *history.Event) {
 	label := e.Action
 	if e.Target != "" {
 		label += " " + e.Target
 	}
 	g.tl.mark(e.T, label, "chaos")
-	if e.Action == vocab.ActionResume {
+	if e.Action == vocab.ActionResume || e.Action == vocab.ActionHeal {
 		if m := g.lookupMember(e.Target, e.TargetInc); m != nil && e.Err == "" {
 			g.resumeMember(m, e.T)
 		}
@@ -169,7 +185,7 @@ func (g *model) chaos(e *history.Event) {
 		d.subject = e.Target
 	}
 	d.actEnd = e.T
-	if e.Action == vocab.ActionSlow {
+	if act, _ := vocab.LookupAction(e.Action); e.Action == vocab.ActionSlow || act.Network {
 		d.actEnd += paramMs(e.Params, "duration_ms") * 1e6
 	}
 	if e.Params != "" {

@@ -27,7 +27,7 @@ const (
 )
 
 // createTopic creates a topic and waits until its leaders are known.
-func createTopic(t *testing.T, c cluster.Cluster, topic string, parts int32, rf int16, configs map[string]*string) {
+func createTopic(t testing.TB, c cluster.Cluster, topic string, parts int32, rf int16, configs map[string]*string) {
 	t.Helper()
 	adm, err := cluster.NewAdmin(c.Bootstrap(), c.Props())
 	if err != nil {

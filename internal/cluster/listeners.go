@@ -58,6 +58,12 @@ func (l *Local) listenerConfig(n *localNode) string {
 		advertised = append(advertised, addr)
 		protocols = append(protocols, x.Name+":"+x.Protocol)
 	}
+	for i := range l.cfg.NetPaths {
+		name := pathListener(i)
+		listeners = append(listeners, fmt.Sprintf("%s://127.0.0.1:%d", name, n.PathPorts[i]))
+		advertised = append(advertised, fmt.Sprintf("%s://127.0.0.1:%d", name, n.ProxyPorts[i]))
+		protocols = append(protocols, name+":PLAINTEXT")
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "listeners=%s\n", strings.Join(listeners, ","))
 	fmt.Fprintf(&b, "advertised.listeners=%s\n", strings.Join(advertised, ","))

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/netfault"
 	"github.com/chaosbench/chaosbench/internal/procutil"
 )
 
@@ -44,6 +45,11 @@ type LocalConfig struct {
 	// Listeners are client listeners besides PLAINTEXT (TLS, SASL), each
 	// on a port of its own (ListenerBootstrap).
 	Listeners []Listener
+	// NetPaths names the processes that get a network path of their own
+	// to every broker, which network chaos steps can cut, reset, delay or
+	// throttle (netpaths.go, docs/network.md). Not with Detached: the
+	// proxies live in the process that starts the cluster.
+	NetPaths []string
 }
 
 // Local is a cluster of real Kafka processes on loopback.
@@ -59,6 +65,7 @@ type Local struct {
 	mu    sync.Mutex
 	nodes []*localNode
 	adm   *kadm.Client
+	paths *netfault.Set // nil without NetPaths
 }
 
 type localNode struct {
@@ -70,6 +77,11 @@ type localNode struct {
 	PID            int    `json:"pid"`
 	// ListenerPorts are the ports of LocalConfig.Listeners, in order.
 	ListenerPorts []int `json:"listener_ports,omitempty"`
+	// PathPorts are the node's listeners of LocalConfig.NetPaths, in
+	// order, and ProxyPorts the ports each is advertised at: its path's
+	// proxy to this node.
+	PathPorts  []int `json:"path_ports,omitempty"`
+	ProxyPorts []int `json:"proxy_ports,omitempty"`
 
 	proc *procutil.Proc // nil when attached from state.json
 }
@@ -126,7 +138,13 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (_ *Local, err error) {
 	if err := checkListeners(cfg.Listeners); err != nil {
 		return nil, err
 	}
+	if err := checkNetPaths(cfg); err != nil {
+		return nil, err
+	}
 	if err := l.layOutNodes(logDir); err != nil {
+		return nil, err
+	}
+	if err := l.startPaths(); err != nil {
 		return nil, err
 	}
 	for _, n := range l.nodes {
@@ -204,19 +222,24 @@ func makeLogDir(logDir, clusterDir string) (string, error) {
 // layOutNodes gives every node its id, client and controller ports, data
 // folder and log file.
 func (l *Local) layOutNodes(logDir string) error {
-	ports, extra, err := pickPortsExtra(l.cfg.Port, l.cfg.Nodes, len(l.cfg.Listeners))
+	nl, np := len(l.cfg.Listeners), len(l.cfg.NetPaths)
+	per := nl + 2*np
+	ports, extra, err := pickPortsExtra(l.cfg.Port, l.cfg.Nodes, per)
 	if err != nil {
 		return err
 	}
 	for i := 0; i < l.cfg.Nodes; i++ {
 		id := i + 1
+		mine := extra[i*per : (i+1)*per]
 		n := &localNode{
 			ID:             id,
 			Port:           ports[2*i],
 			ControllerPort: ports[2*i+1],
 			Dir:            filepath.Join(l.dir, fmt.Sprintf("node-%d", id)),
 			Log:            filepath.Join(logDir, fmt.Sprintf("node-%d.log", id)),
-			ListenerPorts:  extra[i*len(l.cfg.Listeners) : (i+1)*len(l.cfg.Listeners)],
+			ListenerPorts:  mine[:nl],
+			PathPorts:      mine[nl : nl+np],
+			ProxyPorts:     mine[nl+np:],
 		}
 		l.nodes = append(l.nodes, n)
 	}
@@ -280,6 +303,14 @@ func (l *Local) Info(ctx context.Context) (Info, error) {
 		info.Nodes = append(info.Nodes, NodeInfo{ID: n.ID, PID: n.PID, Address: n.address(), Alive: n.alive(), Log: n.Log})
 	}
 	l.mu.Unlock()
+	if l.paths != nil {
+		info.NetPaths = map[string]string{}
+		for _, name := range l.paths.Names() {
+			if p, ok := l.paths.Path(name); ok {
+				info.NetPaths[name] = p.Bootstrap()
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := describe(ctx, l.adm, &info); err != nil {
@@ -311,6 +342,9 @@ func (l *Local) Close(ctx context.Context) error {
 	wg.Wait()
 	l.mu.Unlock()
 	err := errors.Join(errs...)
+	if l.paths != nil {
+		l.paths.Close()
+	}
 	if l.cfg.Detached {
 		_ = os.Remove(filepath.Join(l.dir, stateFile))
 	}

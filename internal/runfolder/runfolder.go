@@ -112,6 +112,10 @@ type ClusterInfo struct {
 	BrokerSettings map[string]string `json:"broker_settings"`
 	// Nodes describes the processes of a local cluster.
 	Nodes []NodeInfo `json:"nodes,omitempty"`
+	// NetPaths are the bootstraps of the processes given a network path
+	// of their own (a local cluster, for a workload with network steps),
+	// by process: the addresses of the path's proxies, one per broker.
+	NetPaths map[string]string `json:"net_paths,omitempty"`
 }
 
 // NodeInfo describes one broker process of a local cluster.

@@ -23,7 +23,7 @@ func (c *cellRun) memberArgs(name string, inc int) []string {
 func (c *cellRun) memberConfig(name string, inc int) member.Config {
 	cfg := member.WorkloadConfig(c.opts.Spec, c.cell)
 	cfg.Name, cfg.Inc, cfg.HistoryDir = name, inc, c.histDir
-	cfg.Bootstrap, cfg.Group, cfg.Topic = c.cluster.Bootstrap(), c.group, c.topic
+	cfg.Bootstrap, cfg.Group, cfg.Topic = netBootstrap(c.cluster, name), c.group, c.topic
 	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
 	cfg.Control = true
 	if vocab.IsTransactional(cfg.Policy) {

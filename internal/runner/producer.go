@@ -58,7 +58,7 @@ func newProducer(spec *workloads.Spec, topic string, c cluster.Cluster, histDir,
 		return nil, err
 	}
 	p, err := loadgen.New(loadgen.Config{
-		Spec: spec, Topic: topic, Bootstrap: c.Bootstrap(), Props: c.Props(),
+		Spec: spec, Topic: topic, Bootstrap: netBootstrap(c, workloads.ProducerTarget), Props: c.Props(),
 		History: hist, Proc: "producer-0", LatencyLog: hlog, Log: log,
 	})
 	if err != nil {

@@ -134,6 +134,12 @@ func describeStep(s workloads.PlannedStep) string {
 	if s.Broker > 0 && s.Target == "" {
 		fmt.Fprintf(&b, " broker %d", s.Broker)
 	}
+	if s.Delay > 0 {
+		fmt.Fprintf(&b, " by %s ± %s each way", s.Delay, s.Jitter)
+	}
+	if s.BytesPerSecond > 0 {
+		fmt.Fprintf(&b, " to %d B/s", s.BytesPerSecond)
+	}
 	return b.String()
 }
 
@@ -156,6 +162,11 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	}
 	plan := NewPlan(&o)
 	o.Cells = plan.Cells
+	if o.Open == nil {
+		if err := CheckNetwork(o.Spec, o.Cluster); err != nil {
+			return res, err
+		}
+	}
 
 	started := time.Now()
 	stamp := runStamp(started)
@@ -200,6 +211,9 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	info, err := c.Info(ctx)
 	if err != nil {
 		return res, interrupted(ctx, fmt.Errorf("cluster: %w", err))
+	}
+	if err := checkNetPaths(o.Spec, c); err != nil {
+		return res, fmt.Errorf("cluster %s: %w", info.Provider, err)
 	}
 	fmt.Fprintf(o.Out, "cluster: %s, Kafka %s (the broker reports %s), %d broker(s) at %s (ready in %s)\n",
 		info.Provider, info.KafkaVersion, info.BrokerVersion, info.Brokers, info.Bootstrap, time.Since(start).Round(100*time.Millisecond))
@@ -301,6 +315,7 @@ func clusterOptions(o *Options, dir string) cluster.Options {
 	if copts.Local.LogDir == "" {
 		copts.Local.LogDir = filepath.Join(dir, "cluster-logs")
 	}
+	copts.Local.NetPaths = o.Spec.NetPaths()
 	return copts
 }
 

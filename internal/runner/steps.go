@@ -165,6 +165,8 @@ func (c *cellRun) execute(ctx context.Context, s workloads.PlannedStep, tails *s
 		c.addPartitions(ctx, s, params)
 	case vocab.ActionBrokerKill, vocab.ActionBrokerRestart:
 		c.brokerAction(ctx, s, params, tails)
+	case vocab.ActionDisconnect, vocab.ActionReset, vocab.ActionLatency, vocab.ActionBandwidth:
+		c.networkAction(ctx, s, params, tails)
 	default:
 		c.chaosEvent(s, s.Action, s.Target, 0, 0, params, fmt.Errorf("unknown action %q", s.Action))
 	}

@@ -247,6 +247,56 @@ type OverlapResult struct {
 	InFlight int64 `json:"in_flight"`
 }
 
+// NetworkResult follows the members that network steps cut off
+// (disconnect, reset): what each did after the step, whether the group
+// evicted it, what it processed and committed as a zombie and when it
+// learned it had lost its partitions (docs/summary.md, `network`).
+type NetworkResult struct {
+	// Steps are the network steps on a member that stop it, in step
+	// order.
+	Steps []NetworkStep `json:"steps"`
+	// ZombieRecords, ZombieDuplicates and FailedCommits are the steps'
+	// sums.
+	ZombieRecords    int64 `json:"zombie_records"`
+	ZombieDuplicates int64 `json:"zombie_duplicates"`
+	FailedCommits    int64 `json:"failed_commits"`
+	// LearnedMaxMs is the longest time, over the steps whose target was
+	// evicted and learned it, from the heal to its learning; nil when
+	// none was.
+	LearnedMaxMs *float64 `json:"learned_max_ms,omitempty"`
+}
+
+// NetworkStep is one network step's target, followed.
+type NetworkStep struct {
+	Step   int    `json:"step"`
+	Action string `json:"action"`
+	Target string `json:"target"` // the incarnation, m2.0
+	StartT int64  `json:"start_t"`
+	// HealT is when the fault ended (0: no heal recorded).
+	HealT int64 `json:"heal_t,omitempty"`
+	// EvictedT is when another member was first assigned a partition the
+	// target owned at the step (0: never).
+	EvictedT int64 `json:"evicted_t,omitempty"`
+	// LearnedT is when the target learned it lost its partitions: it was
+	// told so (revoked or lost, of a partition it owned at the step), or
+	// given an assignment after its eviction (0: never).
+	LearnedT int64 `json:"learned_t,omitempty"`
+	// LearnedAfterHealMs is LearnedT - HealT, at least 0, when both are
+	// known.
+	LearnedAfterHealMs *float64 `json:"learned_after_heal_ms,omitempty"`
+	// ZombieRecords are the records the target processed from the step
+	// on while another member held their partition under a newer
+	// assignment; ZombieDuplicates those of them another member
+	// processed too (before or after).
+	ZombieRecords    int64 `json:"zombie_records"`
+	ZombieDuplicates int64 `json:"zombie_duplicates"`
+	// FailedCommits are the target's commits that failed from the step
+	// until it learned (until the end when it never did); ZombieCommits
+	// its successful commits of partitions another member held then.
+	FailedCommits int64 `json:"failed_commits"`
+	ZombieCommits int64 `json:"zombie_commits"`
+}
+
 // SkewResult is the load skew (docs/design.md, "Skew").
 type SkewResult struct {
 	Check

@@ -95,6 +95,7 @@ type Summary struct {
 	Loss        LossResult       `json:"loss"`
 	Ordering    OrderingResult   `json:"ordering"`
 	Overlap     OverlapResult    `json:"overlap"`
+	Network     NetworkResult    `json:"network"`
 	Skew        SkewResult       `json:"skew"`
 	Movement    MovementResult   `json:"movement"`
 	Latency     LatencyResult    `json:"latency"`

@@ -285,9 +285,16 @@ const (
 	ActionAddPartitions  = "add_partitions"
 	ActionBrokerKill     = "broker_kill"
 	ActionBrokerRestart  = "broker_restart"
+	ActionDisconnect     = "disconnect"
+	ActionReset          = "reset"
+	ActionLatency        = "latency"
+	ActionBandwidth      = "bandwidth"
 	// ActionResume is not a step: the driver records it when a pause
 	// ends (SIGCONT).
 	ActionResume = "resume"
+	// ActionHeal is not a step: the driver records it when a network
+	// step's fault ends (the target's path carries traffic again).
+	ActionHeal = "heal"
 )
 
 // Action is a chaos action.
@@ -298,21 +305,28 @@ type Action struct {
 	Stops bool
 	// Ends: the target member's process is gone (it holds nothing after).
 	Ends bool
+	// Network: the action acts on the target's network path (a member's
+	// or the producer's), for a duration, and ends with a heal event.
+	Network bool
 	// Does says what the driver does.
 	Does string
 }
 
 var actions = []Action{
-	{ActionKill, true, true, "SIGKILL a member: a crash, no LeaveGroup"},
-	{ActionStop, true, true, "SIGTERM a member: final commit, LeaveGroup, exit"},
-	{ActionAdd, false, false, "start new members"},
-	{ActionPause, true, false, "SIGSTOP a member, SIGCONT after the duration"},
-	{ActionSlow, true, false, "stall a member's processing for the duration"},
-	{ActionRestart, true, false, "stop a member and start its next incarnation"},
-	{ActionRollingRestart, false, false, "restart every member, one after another"},
-	{ActionAddPartitions, false, false, "grow the topic's partition count"},
-	{ActionBrokerKill, false, false, "SIGKILL a broker"},
-	{ActionBrokerRestart, false, false, "start a killed broker again"},
+	{ActionKill, true, true, false, "SIGKILL a member: a crash, no LeaveGroup"},
+	{ActionStop, true, true, false, "SIGTERM a member: final commit, LeaveGroup, exit"},
+	{ActionAdd, false, false, false, "start new members"},
+	{ActionPause, true, false, false, "SIGSTOP a member, SIGCONT after the duration"},
+	{ActionSlow, true, false, false, "stall a member's processing for the duration"},
+	{ActionRestart, true, false, false, "stop a member and start its next incarnation"},
+	{ActionRollingRestart, false, false, false, "restart every member, one after another"},
+	{ActionAddPartitions, false, false, false, "grow the topic's partition count"},
+	{ActionBrokerKill, false, false, false, "SIGKILL a broker"},
+	{ActionBrokerRestart, false, false, false, "start a killed broker again"},
+	{ActionDisconnect, true, false, true, "blackhole a process's connections to the brokers for the duration"},
+	{ActionReset, true, false, true, "reset a process's connections to the brokers, and every new one, for the duration"},
+	{ActionLatency, false, false, true, "delay a process's traffic to and from the brokers for the duration"},
+	{ActionBandwidth, false, false, true, "limit a process's bandwidth to the brokers for the duration"},
 }
 
 // Actions returns every chaos action a workload can schedule.

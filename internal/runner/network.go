@@ -1,0 +1,154 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/netfault"
+	"github.com/chaosbench/chaosbench/internal/vocab"
+	"github.com/chaosbench/chaosbench/workloads"
+)
+
+// Network steps act on a process's own path to the brokers
+// (cluster.NetPaths, docs/network.md): the local provider gives every
+// process a workload's network steps can reach (Spec.NetPaths) a path of
+// its own, and each such process is bootstrapped at its path.
+
+// CheckNetwork refuses, before anything starts, a workload with network
+// steps on a cluster that cannot give its processes paths of their own:
+// an external cluster or the docker provider, whose brokers advertise
+// addresses the harness does not control.
+func CheckNetwork(spec *workloads.Spec, o cluster.Options) error {
+	if !spec.HasNetworkSteps() {
+		return nil
+	}
+	p := o.Provider
+	bootstrap := o.Bootstrap
+	if bootstrap == "" {
+		bootstrap = os.Getenv("KAFKA_BOOTSTRAP")
+	}
+	if p == "" || p == cluster.ProviderAuto {
+		switch {
+		case bootstrap != "":
+			p = cluster.ProviderExternal
+		default:
+			return nil // local, or refused once the cluster is open
+		}
+	}
+	if p == cluster.ProviderLocal {
+		return nil
+	}
+	return fmt.Errorf("%s: network steps (disconnect, reset, latency, bandwidth) need the local provider: it gives each member and the producer a path of its own to every broker (a listener advertised at a proxy the harness runs); the %s cluster's brokers advertise addresses the harness does not control, so it cannot cut one process off alone", spec.File, p)
+}
+
+// netBootstrap returns the bootstrap of a process: its path's, when the
+// cluster gives it one, else the cluster's.
+func netBootstrap(c cluster.Cluster, name string) string {
+	if np, ok := c.(cluster.NetPaths); ok {
+		if p, ok := np.NetPath(name); ok {
+			return p.Bootstrap()
+		}
+	}
+	return c.Bootstrap()
+}
+
+// checkNetPaths refuses a cluster that did not give the plan's processes
+// their paths.
+func checkNetPaths(spec *workloads.Spec, c cluster.Cluster) error {
+	names := spec.NetPaths()
+	if len(names) == 0 {
+		return nil
+	}
+	np, ok := c.(cluster.NetPaths)
+	if !ok {
+		return fmt.Errorf("network steps need a cluster that gives each process a path of its own (the local provider)")
+	}
+	for _, n := range names {
+		if _, ok := np.NetPath(n); !ok {
+			return fmt.Errorf("network steps: the cluster has no network path for %s", n)
+		}
+	}
+	return nil
+}
+
+// netFault is a network step's fault.
+func netFault(s workloads.PlannedStep) netfault.Fault {
+	return netfault.Fault{Kind: s.Action, Delay: s.Delay, Jitter: s.Jitter, Rate: s.BytesPerSecond}
+}
+
+// networkAction puts the step's fault on its target's path, recorded
+// before it acts, and heals it after the duration, as a tail, recorded
+// as a heal event before it acts. An interrupted run heals at once.
+func (c *cellRun) networkAction(ctx context.Context, s workloads.PlannedStep, params map[string]any, tails *sync.WaitGroup) {
+	params["duration_ms"] = s.Duration.Milliseconds()
+	switch s.Action {
+	case vocab.ActionLatency:
+		params["delay_ms"] = s.Delay.Milliseconds()
+		params["jitter_ms"] = s.Jitter.Milliseconds()
+	case vocab.ActionBandwidth:
+		params["bytes_per_second"] = s.BytesPerSecond
+	}
+	name := s.Target
+	if name != workloads.ProducerTarget {
+		var extra map[string]any
+		var err error
+		name, extra, err = c.resolve(ctx, s.Target)
+		for k, v := range extra {
+			params[k] = v
+		}
+		if err != nil {
+			c.chaosEvent(s, s.Action, s.Target, 0, 0, params, err)
+			return
+		}
+	}
+	var path *netfault.Path
+	if np, ok := c.cluster.(cluster.NetPaths); ok {
+		path, _ = np.NetPath(name)
+	}
+	if path == nil {
+		c.chaosEvent(s, s.Action, name, 0, 0, params, fmt.Errorf("no network path for %s (the %s cluster gives none)", name, c.info.Provider))
+		return
+	}
+	act := func(f func() error) (int, error) {
+		if name == workloads.ProducerTarget {
+			return 0, c.onTarget(s, s.Action, name, params, f)
+		}
+		// The member's incarnation and pid at the act, for the record;
+		// a member that is not running is cut off all the same (its next
+		// incarnation comes back through the same path).
+		inc, pid := 0, 0
+		if m, err := c.fleet.get(name); err == nil && m.proc != nil {
+			inc, pid = m.proc.Inc(), m.proc.PID()
+		}
+		c.chaosEvent(s, s.Action, name, inc, pid, params, nil)
+		err := f()
+		if err != nil {
+			c.chaosEvent(s, s.Action, name, inc, pid, params, err)
+		}
+		return inc, err
+	}
+	inc, err := act(func() error { return path.Apply(netFault(s)) })
+	if err != nil {
+		return
+	}
+	tails.Add(1)
+	go func() {
+		defer tails.Done()
+		select {
+		case <-ctx.Done():
+		case <-time.After(s.Duration):
+		}
+		pid := 0
+		if name != workloads.ProducerTarget {
+			if m, err := c.fleet.get(name); err == nil && m.proc != nil {
+				pid = m.proc.PID()
+			}
+		}
+		c.chaosEvent(s, vocab.ActionHeal, name, inc, pid, params, nil)
+		path.Heal()
+	}()
+}
