@@ -20,7 +20,7 @@ import (
 // gracefully, SIGTERM as a Pod scaled down gets (a `stop` step per
 // member). Each is a chaos step, numbered after the plan's, recorded
 // before it acts with the decision in its parameters (autoscaler, lag,
-// metric, from, to, raw, reason), so the analysis takes each scale step
+// metric, from, to, raw, reason, lag_threshold), so the analysis takes each scale step
 // as the disruption it is, with its cause. Members being stopped no
 // longer count: a Deployment's replica count drops when it deletes the
 // Pod, not when the Pod has gone.
@@ -63,6 +63,7 @@ func (c *cellRun) runAutoscaler(ctx context.Context, t0 time.Time, done <-chan s
 // decide reads the lag, decides and acts.
 func (as *autoscaler) decide(ctx context.Context, at time.Duration) {
 	c := as.c
+	spec := c.opts.Spec
 	lctx, cancel := context.WithTimeout(ctx, min(3*time.Second, as.poll))
 	lags, err := cluster.PartitionLags(lctx, c.adm, c.group, c.topic)
 	cancel()
@@ -78,7 +79,7 @@ func (as *autoscaler) decide(ctx context.Context, at time.Duration) {
 	as.step++
 	params := map[string]any{
 		"autoscaler": true, "lag": d.Lag, "metric": d.Metric, "from": d.Current, "to": d.Desired,
-		"raw": d.Raw, "reason": d.Reason, "poll_ms": at.Milliseconds(),
+		"raw": d.Raw, "reason": d.Reason, "poll_ms": at.Milliseconds(), "lag_threshold": spec.Autoscaler.LagThreshold,
 	}
 	if d.Desired > d.Current {
 		ps := workloads.PlannedStep{Step: as.step, At: at, Action: vocab.ActionAdd}

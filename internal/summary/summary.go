@@ -20,7 +20,7 @@ const SchemaVersion = 1
 // "Revisions"), so that a comparison knows whether two summaries measured
 // the same things the same way. A summary of revision 0 was written
 // before revisions were recorded.
-const Revision = 1
+const Revision = 2
 
 // Analysis says which analysis wrote a summary.
 type Analysis struct {
@@ -100,6 +100,9 @@ type Summary struct {
 	Latency     LatencyResult    `json:"latency"`
 	Host        HostResult       `json:"host"`
 	Timeline    Timeline         `json:"timeline"`
+	// Autoscale is what the autoscaler's scale steps cost; nil without
+	// an autoscaler.
+	Autoscale *AutoscaleResult `json:"autoscale,omitempty"`
 	// Findings are anomalies worth a reader's attention, from these
 	// checkers and from others (the assignment oracle): each names its
 	// checker and kind, and says what it does to the verdict.
