@@ -130,12 +130,19 @@ func hostText(g *Group) string {
 
 // tableMetrics are the metrics a table of these groups shows: all, except
 // the traffic's own figures when every group has the same (they describe
-// the workload, not the strategies: trafficNote says them once).
+// the workload, not the strategies: trafficNote says them once), and the
+// autoscaler's when no cell had one.
 func tableMetrics(gs []*Group) []Metric {
 	_, same := trafficNote(gs)
+	scaled := false
+	for _, g := range gs {
+		for _, c := range g.Cells {
+			scaled = scaled || (c.S != nil && c.S.Autoscale != nil)
+		}
+	}
 	var out []Metric
 	for _, m := range Metrics {
-		if m.Traffic && same {
+		if m.Traffic && same || m.Field == "autoscale" && !scaled {
 			continue
 		}
 		out = append(out, m)
