@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -114,5 +115,51 @@ func TestPhysicsHottestPartitionMoved(t *testing.T) {
 	}
 	if !found {
 		t.Error("no physics check of the 6-member point")
+	}
+}
+
+// With a crash model, n-1 is judged on what the worst crash leaves: the
+// member rate (98) over the busiest survivor's share. A survivor left
+// with 76% of the traffic sustains 98 / 0.76 = 128.9 < 150: no
+// configuration of two or more members meets n-1 any more, and the
+// backlog of a crash never drains. With 40% it sustains 245: the drain
+// runs at 245 - 150 = 95 records/s spare.
+func TestJudgeCrashLeft(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	share := 0.76
+	var asked []int
+	crash := func(strategy string, members, partitions int, shares []float64) (sweep.CrashLeft, bool) {
+		asked = append(asked, members)
+		if len(shares) != partitions {
+			t.Errorf("%d shares for %d partitions", len(shares), partitions)
+		}
+		return sweep.CrashLeft{Crashed: "m1", Busiest: "m2", MaxShare: share, FreshMaxShare: 0.51}, true
+	}
+	targets := workloads.Targets{Rate: 150, MaxCatchUp: time.Minute}
+	c := sweep.JudgeCrash(t.TempDir(), tab, spec, targets, nil, crash)
+	for _, cf := range c.Configs {
+		ch := cf.Check("n-1")
+		if cf.Row.Members == 1 {
+			if cf.CrashLeft != nil || ch.Case != sweep.CaseNoMemberLeft {
+				t.Errorf("%s: crash left %+v, check %+v", cf.Row.Point.Name, cf.CrashLeft, ch)
+			}
+			continue
+		}
+		if cf.CrashLeft == nil || math.Abs(cf.CrashLeft.Capacity-98/0.76) > 1e-9 || ch.Case != sweep.CaseCrashModel || ch.OK == nil || *ch.OK {
+			t.Errorf("%s: crash left %+v, check %+v", cf.Row.Point.Name, cf.CrashLeft, ch)
+		}
+		if !math.IsInf(cf.DrainS, 1) {
+			t.Errorf("%s: drain %v s, want never", cf.Row.Point.Name, cf.DrainS)
+		}
+	}
+	if c.Best != nil || len(asked) == 0 || slices.Contains(asked, 1) {
+		t.Errorf("best %v with every survivor at 76%%; asked for %v", c.Best, asked)
+	}
+	share = 0.4
+	c = sweep.JudgeCrash(t.TempDir(), tab, spec, targets, nil, crash)
+	for _, cf := range c.Configs {
+		if cf.Row.Point.Name == "m3_p4" && (math.Abs(cf.CrashLeft.Capacity-245) > 1e-9 || math.Abs(cf.DrainS-1050.0/95) > 1e-9 || !*cf.Check("n-1").OK) {
+			t.Errorf("m3_p4 at 40%%: %+v, drain %v", cf.CrashLeft, cf.DrainS)
+		}
 	}
 }
