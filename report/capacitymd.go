@@ -211,6 +211,9 @@ func (c capacity) mdRecommendation(e *section) {
 		head, details, basis := c.recommendationText()
 		e.para("**Recommended: %s.**", head)
 		e.list(details)
+		if t := idleText(c.Best); t != "" {
+			e.para("%s", t)
+		}
 		e.para("Measured on: %s. Values are medians over the iterations, [min – max] beside them.", strings.Join(basis, "; "))
 	}
 	if len(c.BestBy) > 1 {
@@ -429,7 +432,9 @@ func (c capacity) mdCrash(e *section) {
 			continue
 		}
 		n1 := "not measured"
-		if cf.NMinus1 != nil && cf.NMinus1.Capacity.N > 0 {
+		if cf.CrashLeft != nil {
+			n1 = fmtRate(cf.CrashLeft.Capacity) + " (" + cf.CrashLeft.Crashed + " crashed; model)"
+		} else if cf.NMinus1 != nil && cf.NMinus1.Capacity.N > 0 {
 			n1 = spreadRate(cf.NMinus1.Capacity)
 		} else if cf.Row.Members == 1 {
 			n1 = "0 (no member left)"
@@ -437,7 +442,7 @@ func (c capacity) mdCrash(e *section) {
 		drain := "–"
 		switch {
 		case math.IsInf(cf.DrainS, 1):
-			drain = "**never: the group with one member fewer sustains less than the target rate**"
+			drain = "**never: the group a crash leaves sustains less than the target rate**"
 		case !math.IsNaN(cf.DrainS):
 			drain = FormatMs(cf.DrainS * 1000)
 		}
@@ -447,8 +452,8 @@ func (c capacity) mdCrash(e *section) {
 		return
 	}
 	e.heading("After a crash: the backlog and the time to drain it")
-	e.para("A crash stops partitions for the pause; at %s records/s that leaves at most rate × pause records behind. The group left, one member fewer, drains it at its measured capacity less the traffic that keeps arriving: backlog / (capacity(N-1) - rate). The last column is the catch-up measured in the target run (recovery less the pause).", fmtRate(c.Targets.Rate))
-	e.table("lrrrrr", []string{"configuration", "pause, crash", "backlog (records)", "capacity with one member fewer (records/s)", "time to drain", "catch-up, measured"}, rows)
+	e.para("A crash stops partitions for the pause; at %s records/s that leaves at most rate × pause records behind. The group left drains it at its capacity less the traffic that keeps arriving: backlog / (capacity(left) - rate). The group a crash leaves is not a fresh group of N-1: the survivors keep their partitions and the dead member's go where the assignor puts them, so its capacity is computed from the assignor's model and the measured member rate, for each member that may crash, the worst deciding (without a model: the measured capacity of N-1). The last column is the catch-up measured in the target run (recovery less the pause).", fmtRate(c.Targets.Rate))
+	e.table("lrrrrr", []string{"configuration", "pause, crash", "backlog (records)", "capacity after the worst crash (records/s)", "time to drain", "catch-up, measured"}, rows)
 }
 
 func (c capacity) mdHotKeys(e *section) {
