@@ -301,9 +301,9 @@ func (a *Autoscaler) hpa(at time.Duration, raw, current int) (int, string) {
 	}
 	if want != raw {
 		if raw > current {
-			reason = "scale-up held by the scale-up stabilisation window"
+			reason = "scale-up limited by the scale-up stabilisation window"
 		} else {
-			reason = "scale-down held by the scale-down stabilisation window"
+			reason = "scale-down limited by the scale-down stabilisation window"
 		}
 	}
 	if want > current {
