@@ -69,7 +69,7 @@ func disruptionTable(ds []summary.Disruption) *tableBlock {
 // scaleTable is a row per decision of the autoscaler and what it cost.
 func scaleTable(ds []summary.ScaleStep) *tableBlock {
 	t := &tableBlock{align: "rlrrrrrrl"}
-	for _, h := range []string{"step", "scale", "lag", "longest pause", "group stop", "duplicates", "moved", "at", "why"} {
+	for _, h := range []string{"step", "scale", "lag", "longest pause", "group stop", "duplicates", "moved", "since step 1", "why"} {
 		t.head = append(t.head, phrase{value(h)})
 	}
 	var t0 int64
