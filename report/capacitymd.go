@@ -214,6 +214,13 @@ func (c capacity) mdRecommendation(e *section) {
 		if t := idleText(c.Best); t != "" {
 			e.para("%s", t)
 		}
+		if c.Best.Idle() {
+			if nb := c.BestNoIdle; nb != nil {
+				e.para("The smallest configuration without an idle member that meets every target: %s.", ConfigName(nb))
+			} else {
+				e.para("No configuration of the grid without an idle member meets every target.")
+			}
+		}
 		e.para("Measured on: %s. Values are medians over the iterations, [min – max] beside them.", strings.Join(basis, "; "))
 	}
 	if len(c.BestBy) > 1 {

@@ -38,6 +38,9 @@ type Judgement struct {
 	// when none does); BestBy the smallest per strategy.
 	Best   *Config
 	BestBy map[string]*Config
+	// BestNoIdle is the smallest configuration that meets every target
+	// with no more members than partitions (nil when none does).
+	BestNoIdle *Config
 	// Physics are the checks of the measured capacities against physics.
 	Physics []PhysicsCheck
 	// Model is the larger group of targets.production, modelled (nil

@@ -163,3 +163,25 @@ func TestJudgeCrashLeft(t *testing.T) {
 		}
 	}
 }
+
+// A recommendation that keeps idle members is offered beside the smallest
+// configuration without one: when only six members survive a crash at the
+// rate, 6 members over 4 partitions (two idle) is the smallest, and 6 over
+// 8 the smallest without an idle member.
+func TestBestWithoutIdle(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	crash := func(strategy string, members, partitions int, shares []float64) (sweep.CrashLeft, bool) {
+		share := 0.76
+		if members == 6 {
+			share = 0.4
+		}
+		return sweep.CrashLeft{MaxShare: share, FreshMaxShare: 0.25, Idle: max(members-partitions, 0)}, true
+	}
+	c := sweep.JudgeCrash(t.TempDir(), tab, spec, workloads.Targets{Rate: 150}, nil, crash)
+	if c.Best == nil || c.Best.Row.Point.Name != "m6_p4" || !c.Best.Idle() || c.Best.CrashLeft.Standby() {
+		t.Fatalf("best %+v", c.Best)
+	}
+	if c.BestNoIdle == nil || c.BestNoIdle.Row.Point.Name != "m6_p8" || c.BestNoIdle.Idle() {
+		t.Errorf("best without idle members %+v", c.BestNoIdle)
+	}
+}
