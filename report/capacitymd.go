@@ -105,7 +105,7 @@ func (c capacity) environment() string {
 func (c capacity) sections() []*section {
 	var out []*section
 	for _, f := range []func(*section){c.mdRecommendation, c.mdTargets, c.mdThroughput, c.mdMeasured, c.mdPhysics,
-		c.mdAtTarget, c.mdCrash, c.mdHotKeys, c.mdGrowth, c.mdModel, c.mdRuns} {
+		c.mdAtTarget, c.mdCrash, c.mdKEDA, c.mdHotKeys, c.mdGrowth, c.mdModel, c.mdRuns} {
 		s := &section{}
 		f(s)
 		if len(s.blocks) > 0 {
@@ -461,6 +461,22 @@ func (c capacity) mdCrash(e *section) {
 	e.heading("After a crash: the backlog and the time to drain it")
 	e.para("A crash stops partitions for the pause; at %s records/s that leaves at most rate × pause records behind. The group left drains it at its capacity less the traffic that keeps arriving: backlog / (capacity(left) - rate). The group a crash leaves is not a fresh group of N-1: the survivors keep their partitions and the dead member's go where the assignor puts them, so its capacity is computed from the assignor's model and the measured member rate, for each member that may crash, the worst deciding (without a model: the measured capacity of N-1). The last column is the catch-up measured in the target run (recovery less the pause).", fmtRate(c.Targets.Rate))
 	e.table("lrrrrr", []string{"configuration", "pause, crash", "backlog (records)", "capacity after the worst crash (records/s)", "time to drain", "catch-up, measured"}, rows)
+}
+
+// mdKEDA is the KEDA ScaledObject suggested for the recommendation:
+// derived, not measured.
+func (c capacity) mdKEDA(e *section) {
+	ks := c.ScaledObject()
+	if len(ks) == 0 {
+		return
+	}
+	e.heading("A KEDA ScaledObject, derived")
+	e.para("To autoscale the recommended group on Kubernetes with KEDA's Kafka scaler, these settings follow from the measurements and targets above. **Derived, not measured**: no run of this sweep autoscaled; a workload's `autoscaler` section measures what such settings cost (workloads/README.md).")
+	var rows [][]string
+	for _, k := range ks {
+		rows = append(rows, []string{"`" + k.Name + "`", k.Value, k.From})
+	}
+	e.table("lrl", []string{"setting", "value", "from"}, rows)
 }
 
 func (c capacity) mdHotKeys(e *section) {

@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -183,5 +184,27 @@ func TestBestWithoutIdle(t *testing.T) {
 	}
 	if c.BestNoIdle == nil || c.BestNoIdle.Row.Point.Name != "m6_p8" || c.BestNoIdle.Idle() {
 		t.Errorf("best without idle members %+v", c.BestNoIdle)
+	}
+}
+
+// The KEDA ScaledObject suggested for 3 members over 4 partitions with a
+// lag target of 100 and crash recoveries of 9 and 10 s.
+func TestScaledObject(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	c := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150, MaxLag: 100, MaxPause: 10 * time.Second, MaxCatchUp: time.Minute}, nil)
+	got := map[string]string{}
+	for _, k := range c.ScaledObject() {
+		if k.From == "" {
+			t.Errorf("%s: no source", k.Name)
+		}
+		got[k.Name] = k.Value
+	}
+	want := map[string]string{"maxReplicaCount": "3", "minReplicaCount": "2", "lagThreshold": "33", "allowIdleConsumers": "false",
+		"ensureEvenDistributionOfPartitions": "false", "scaleDown.stabilizationWindowSeconds": "30", "pollingInterval": "30", "cooldownPeriod": "300"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+	if c2 := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150, MaxLag: 10}, nil); c2.ScaledObject() != nil {
+		t.Error("a ScaledObject without a recommendation")
 	}
 }
