@@ -24,7 +24,8 @@
 // 1, when the count stays. Its stabilisation windows then bound the
 // change: a scale-up goes no higher than the lowest recommendation of the
 // scale-up window, a scale-down no lower than the highest of the
-// scale-down window (defaults 0 and 300 s). The default scale-up policy
+// scale-down window (defaults 0 and 300 s; the HPA's first decision finds
+// the windows seeded with the count it found). The default scale-up policy
 // (at most double or four more, whichever is more, per 15 s) limits the
 // step; the count is clamped to [max(minReplicaCount, 1), maxReplicaCount].
 //
@@ -221,6 +222,7 @@ type Autoscaler struct {
 	ups        []rec // scale-ups: when, and how many replicas were added
 	lastActive time.Duration
 	everActive bool
+	seeded     bool // the windows have their first recommendation
 }
 
 type rec struct {
@@ -273,6 +275,13 @@ func (a *Autoscaler) Decide(at time.Duration, lags []int64, current int) Decisio
 // policy and clamps to the replica bounds.
 func (a *Autoscaler) hpa(at time.Duration, raw, current int) (int, string) {
 	s := a.s
+	// The HPA's first recommendation is the replica count it found
+	// (recordInitialRecommendation): within the windows it holds a new
+	// autoscaler from moving the group it has just taken on.
+	if !a.seeded {
+		a.seeded = true
+		a.recs = append(a.recs, rec{at, current})
+	}
 	up, down := raw, raw
 	keep := a.recs[:0]
 	for _, r := range a.recs {

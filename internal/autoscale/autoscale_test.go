@@ -140,6 +140,9 @@ func TestStabilisationSuppressesFlap(t *testing.T) {
 		{quiet, 4}, {quiet, 4}, {quiet, 4}, // the busy poll at 60 s is inside the window until 120 s
 		{quiet, 1}, // t = 120: nothing but 1 in (60, 120]
 	})
+	// A new autoscaler does not shrink the group it finds before the
+	// window has passed: the HPA seeds the window with the count.
+	run(t, s, 4, []poll{{quiet, 4}, {quiet, 4}, {quiet, 4}, {quiet, 4}, {quiet, 1}})
 	// A scale-up window holds a spike the same way.
 	s.ScaleDownStabilization = 0
 	s.ScaleUpStabilization = 30 * time.Second
