@@ -87,13 +87,22 @@ func (c capacity) checkText(cf *sweep.Config, ch sweep.TargetCheck) string {
 		}
 		return "never: with one member fewer the group sustains less than the target rate"
 	case is{"max_catch_up", sweep.CaseUnrecovered}:
-		return fmt.Sprintf("backlog %s records, drained in %s at the capacity with one member fewer, but a crash did not recover before the end of traffic (max %s)",
+		return fmt.Sprintf("backlog %s records, drained in %s at the capacity "+leftName(cf)+", but a crash did not recover before the end of traffic (max %s)",
 			formatCount(math.Round(cf.Backlog)), FormatMs(cf.DrainS*1000), maxCatchUp)
 	case is{"max_catch_up", sweep.CaseMeasured}:
-		return fmt.Sprintf("backlog %s records drained in %s at the capacity with one member fewer (measured catch-up %s; max %s)",
+		return fmt.Sprintf("backlog %s records drained in %s at the capacity "+leftName(cf)+" (measured catch-up %s; max %s)",
 			formatCount(math.Round(cf.Backlog)), FormatMs(cf.DrainS*1000), spreadMs(cf.CrashCatchUp), maxCatchUp)
 	}
 	return string(ch.Case)
+}
+
+// leftName names the capacity a crash's backlog drains at: what the
+// worst crash leaves, or the measured one of a member fewer.
+func leftName(cf *sweep.Config) string {
+	if cf.CrashLeft != nil {
+		return "the worst crash leaves"
+	}
+	return "with one member fewer"
 }
 
 // crashLeftText says what the worst crash leaves a configuration: who

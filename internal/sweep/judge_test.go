@@ -208,3 +208,41 @@ func TestScaledObject(t *testing.T) {
 		t.Error("a ScaledObject without a recommendation")
 	}
 }
+
+func TestHighlyComposite(t *testing.T) {
+	for n, want := range map[int]int{1: 1, 2: 2, 3: 4, 5: 6, 7: 12, 12: 12, 13: 24, 25: 36, 37: 48, 49: 60, 61: 120, 121: 180} {
+		if got := sweep.HighlyComposite(n); got != want {
+			t.Errorf("HighlyComposite(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+// The partition count for 150 records/s: one member takes 97.5 (the
+// median of the members' rates 97 and 98), one partition at most that
+// too; with 25% headroom 187.5 records/s need 1.9 partitions and 1.9
+// members: 2, a highly composite count; group sizes 2 (dividing it).
+func TestAdvisePartitions(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	c := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150}, nil)
+	a := c.AdvisePartitions()
+	if a == nil || a.MemberRate != 97.5 || a.PartitionRate != 97.5 || math.Abs(a.NeedMembers-187.5/97.5) > 1e-9 || a.Partitions != 2 ||
+		!slices.Equal(a.DividingCounts(), []int{2}) || a.HottestShare != 0.4 || math.Abs(a.HotBound-243.75) > 1e-9 {
+		t.Fatalf("advice %+v", a)
+	}
+	c = sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 900}, nil)
+	a = c.AdvisePartitions()
+	// 1125 / 97.5 = 11.5: 12 partitions; sizes 12 .. 12 only, dividing.
+	if a.Partitions != 12 || len(a.Counts) != 1 || !a.Counts[0].Divides || a.Counts[0].Skew != 1 {
+		t.Errorf("900 records/s: %+v", a)
+	}
+	c = sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 500}, nil)
+	a = c.AdvisePartitions()
+	// 625 / 97.5 = 6.4: 7 members, 12 partitions; 7 gets skew 2/(12/7).
+	if a.Partitions != 12 || a.Counts[0].Members != 7 || a.Counts[0].Divides || math.Abs(a.Counts[0].Skew-2/(12.0/7)) > 1e-9 ||
+		!slices.Equal(a.DividingCounts(), []int{12}) {
+		t.Errorf("500 records/s: %+v", a)
+	}
+	if sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{}, nil).AdvisePartitions() != nil {
+		t.Error("advice without a rate")
+	}
+}
