@@ -198,3 +198,16 @@ func TestCapacityCrashLeftText(t *testing.T) {
 		t.Errorf("idle members that are no standby: %q", got)
 	}
 }
+
+// How sure the recommendation is, in words.
+func TestSureText(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	j := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150, MaxLag: 100, MaxPause: 10 * time.Second, MaxCatchUp: time.Minute}, nil)
+	want := "**Not sure**: it rests on 2 iterations of each run (--repeat 3 gives a spread). The runner-up, cooperative-sticky, 2 members, 8 partitions, was decided against by n-1, max_catch_up."
+	if got := sureText(j.Sure()); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := sureText(&sweep.Sureness{Iterations: 3, Sure: true}); !strings.HasPrefix(got, "**Sure**") {
+		t.Errorf("sure: %q", got)
+	}
+}

@@ -214,6 +214,9 @@ func (c capacity) mdRecommendation(e *section) {
 		if t := idleText(c.Best); t != "" {
 			e.para("%s", t)
 		}
+		if t := sureText(c.Sure()); t != "" {
+			e.para("%s", t)
+		}
 		if c.Best.Idle() {
 			if nb := c.BestNoIdle; nb != nil {
 				e.para("The smallest configuration without an idle member that meets every target: %s.", ConfigName(nb))

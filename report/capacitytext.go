@@ -96,6 +96,31 @@ func (c capacity) checkText(cf *sweep.Config, ch sweep.TargetCheck) string {
 	return string(ch.Case)
 }
 
+// sureText says how sure the recommendation is, and why.
+func sureText(s *sweep.Sureness) string {
+	if s == nil {
+		return ""
+	}
+	var why []string
+	if s.Iterations < sweep.MinSureIterations {
+		why = append(why, fmt.Sprintf("it rests on %s of each run (--repeat %d gives a spread)", clip.Plural(s.Iterations, "iteration"), sweep.MinSureIterations))
+	}
+	if len(s.Weak) > 0 {
+		why = append(why, fmt.Sprintf("it misses %s in some iteration", strings.Join(s.Weak, ", ")))
+	}
+	if len(s.Sometimes) > 0 {
+		why = append(why, fmt.Sprintf("the runner-up, %s, meets %s in some iteration", ConfigName(s.RunnerUp), strings.Join(s.Sometimes, ", ")))
+	}
+	decided := ""
+	if s.RunnerUp != nil && len(s.Decided) > 0 {
+		decided = fmt.Sprintf(" The runner-up, %s, was decided against by %s.", ConfigName(s.RunnerUp), strings.Join(s.Decided, ", "))
+	}
+	if s.Sure {
+		return "**Sure**: the recommendation meets every target in each of its iterations, and the runner-up misses in every iteration what decided against it." + decided
+	}
+	return "**Not sure**: " + strings.Join(why, "; ") + "." + decided
+}
+
 // leftName names the capacity a crash's backlog drains at: what the
 // worst crash leaves, or the measured one of a member fewer.
 func leftName(cf *sweep.Config) string {

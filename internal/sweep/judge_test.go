@@ -246,3 +246,35 @@ func TestAdvisePartitions(t *testing.T) {
 		t.Error("advice without a rate")
 	}
 }
+
+// How sure: 3 members over 4 partitions meet every target in both
+// iterations too, but two iterations are fewer than three; the runner-up,
+// 2 members over 8 partitions, could not be judged on a crash.
+func TestSure(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	c := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150, MaxLag: 100, MaxPause: 10 * time.Second, MaxCatchUp: time.Minute}, nil)
+	s := c.Sure()
+	if s == nil || s.Iterations != 2 || len(s.Weak) != 0 || s.RunnerUp == nil || s.RunnerUp.Row.Point.Name != "m2_p8" ||
+		!slices.Equal(s.Decided, []string{"n-1", "max_catch_up"}) || len(s.Sometimes) != 0 || s.Sure {
+		t.Fatalf("sure %+v", s)
+	}
+	// Lag allowed up to 40 only: the median of 40 and 40 meets it, and so
+	// does each; a lag target of 39 nobody meets.
+	if s := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150, MaxLag: 39}, nil).Sure(); s != nil {
+		t.Errorf("sure without a recommendation: %+v", s)
+	}
+	// With a crash model at 76% for every group but six members, the
+	// runner-up of 6 members over 4 partitions misses n-1 in every
+	// iteration (98 / 0.76 = 129 < 150).
+	crash := func(strategy string, members, partitions int, shares []float64) (sweep.CrashLeft, bool) {
+		share := 0.76
+		if members == 6 {
+			share = 0.4
+		}
+		return sweep.CrashLeft{MaxShare: share, FreshMaxShare: 0.25}, true
+	}
+	s = sweep.JudgeCrash(t.TempDir(), tab, spec, workloads.Targets{Rate: 150}, nil, crash).Sure()
+	if s == nil || s.RunnerUp == nil || s.RunnerUp.Row.Point.Name != "m4_p8" || !slices.Equal(s.Decided, []string{"n-1"}) || len(s.Sometimes) != 0 {
+		t.Errorf("sure with a crash model: %+v", s)
+	}
+}
