@@ -22,7 +22,7 @@ type Sureness struct {
 	// Decided the targets it misses by the median or that could not be
 	// judged, and Sometimes those it misses by the median but meets in
 	// some iteration.
-	RunnerUp          *Config
+	RunnerUp           *Config
 	Decided, Sometimes []string
 	// Sure: at least three iterations, no weak target, and the
 	// runner-up (if any) never meets what decided against it.
