@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/stat"
 	"github.com/chaosbench/chaosbench/internal/sweep"
 	"github.com/chaosbench/chaosbench/internal/sweep/groupmodel"
 	"github.com/chaosbench/chaosbench/internal/sweep/sweeptest"
@@ -170,5 +171,43 @@ func TestNoTargetRun(t *testing.T) {
 	}
 	if got := c.noTargetRun(&sweep.Config{Row: &sweep.Row{}}); got != "not finished" {
 		t.Errorf("no capacity measured: %q", got)
+	}
+}
+
+// The report explains an idle member as the standby when it is one, and
+// says what the worst crash leaves.
+func TestCapacityCrashLeftText(t *testing.T) {
+	cf := &sweep.Config{Row: &sweep.Row{Members: 4, Partitions: 3, Strategy: "range"}, MemberRate: stat.SpreadOf([]float64{200})}
+	cf.CrashLeft = &sweep.CrashLeft{Crashed: "m1", CrashedPartitions: []int32{0}, Busiest: "m2", Partitions: []int32{0},
+		MaxShare: 0.51, FreshMaxShare: 0.51, Idle: 1, Capacity: 200 / 0.51}
+	if got, want := idleText(cf), "4 members on 3 partitions leaves 1 member without a partition: the standby."; !strings.HasPrefix(got, want) {
+		t.Errorf("idle text %q, want it to begin %q", got, want)
+	}
+	cf.Row.Members = 3
+	cf.CrashLeft = &sweep.CrashLeft{Crashed: "m1", CrashedPartitions: []int32{0}, Busiest: "m2", Partitions: []int32{0, 1},
+		MaxShare: 0.76, FreshMaxShare: 0.51, Capacity: 200 / 0.76}
+	if got := idleText(cf); got != "" {
+		t.Errorf("idle text without an idle member: %q", got)
+	}
+	want := "after the worst crash (m1, owner of p0) m2 holds p0, p1, 76.0% of the traffic: the group left sustains 263 records/s"
+	if got := crashLeftText(cf); !strings.HasPrefix(got, want) {
+		t.Errorf("crash text %q, want it to begin %q", got, want)
+	}
+	cf.Row.Members, cf.CrashLeft.Idle = 5, 2
+	if got := idleText(cf); !strings.Contains(got, "not a standby") {
+		t.Errorf("idle members that are no standby: %q", got)
+	}
+}
+
+// How sure the recommendation is, in words.
+func TestSureText(t *testing.T) {
+	tab, spec := sweeptest.Table(t)
+	j := sweep.Judge(t.TempDir(), tab, spec, workloads.Targets{Rate: 150, MaxLag: 100, MaxPause: 10 * time.Second, MaxCatchUp: time.Minute}, nil)
+	want := "**Not sure**: it rests on 2 iterations of each run (--repeat 3 gives a spread). The runner-up, cooperative-sticky, 2 members, 8 partitions, was decided against by n-1, max_catch_up."
+	if got := sureText(j.Sure()); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := sureText(&sweep.Sureness{Iterations: 3, Sure: true}); !strings.HasPrefix(got, "**Sure**") {
+		t.Errorf("sure: %q", got)
 	}
 }

@@ -105,7 +105,7 @@ func (c capacity) environment() string {
 func (c capacity) sections() []*section {
 	var out []*section
 	for _, f := range []func(*section){c.mdRecommendation, c.mdTargets, c.mdThroughput, c.mdMeasured, c.mdPhysics,
-		c.mdAtTarget, c.mdCrash, c.mdHotKeys, c.mdGrowth, c.mdModel, c.mdRuns} {
+		c.mdAtTarget, c.mdCrash, c.mdPartitionCount, c.mdKEDA, c.mdHotKeys, c.mdGrowth, c.mdModel, c.mdRuns} {
 		s := &section{}
 		f(s)
 		if len(s.blocks) > 0 {
@@ -211,6 +211,19 @@ func (c capacity) mdRecommendation(e *section) {
 		head, details, basis := c.recommendationText()
 		e.para("**Recommended: %s.**", head)
 		e.list(details)
+		if t := idleText(c.Best); t != "" {
+			e.para("%s", t)
+		}
+		if t := sureText(c.Sure()); t != "" {
+			e.para("%s", t)
+		}
+		if c.Best.Idle() {
+			if nb := c.BestNoIdle; nb != nil {
+				e.para("The smallest configuration without an idle member that meets every target: %s.", ConfigName(nb))
+			} else {
+				e.para("No configuration of the grid without an idle member meets every target.")
+			}
+		}
 		e.para("Measured on: %s. Values are medians over the iterations, [min – max] beside them.", strings.Join(basis, "; "))
 	}
 	if len(c.BestBy) > 1 {
@@ -429,7 +442,9 @@ func (c capacity) mdCrash(e *section) {
 			continue
 		}
 		n1 := "not measured"
-		if cf.NMinus1 != nil && cf.NMinus1.Capacity.N > 0 {
+		if cf.CrashLeft != nil {
+			n1 = fmtRate(cf.CrashLeft.Capacity) + " (" + cf.CrashLeft.Crashed + " crashed; model)"
+		} else if cf.NMinus1 != nil && cf.NMinus1.Capacity.N > 0 {
 			n1 = spreadRate(cf.NMinus1.Capacity)
 		} else if cf.Row.Members == 1 {
 			n1 = "0 (no member left)"
@@ -437,7 +452,7 @@ func (c capacity) mdCrash(e *section) {
 		drain := "–"
 		switch {
 		case math.IsInf(cf.DrainS, 1):
-			drain = "**never: the group with one member fewer sustains less than the target rate**"
+			drain = "**never: the group a crash leaves sustains less than the target rate**"
 		case !math.IsNaN(cf.DrainS):
 			drain = FormatMs(cf.DrainS * 1000)
 		}
@@ -447,8 +462,54 @@ func (c capacity) mdCrash(e *section) {
 		return
 	}
 	e.heading("After a crash: the backlog and the time to drain it")
-	e.para("A crash stops partitions for the pause; at %s records/s that leaves at most rate × pause records behind. The group left, one member fewer, drains it at its measured capacity less the traffic that keeps arriving: backlog / (capacity(N-1) - rate). The last column is the catch-up measured in the target run (recovery less the pause).", fmtRate(c.Targets.Rate))
-	e.table("lrrrrr", []string{"configuration", "pause, crash", "backlog (records)", "capacity with one member fewer (records/s)", "time to drain", "catch-up, measured"}, rows)
+	e.para("A crash stops partitions for the pause; at %s records/s that leaves at most rate × pause records behind. The group left drains it at its capacity less the traffic that keeps arriving: backlog / (capacity(left) - rate). The group a crash leaves is not a fresh group of N-1: the survivors keep their partitions and the dead member's go where the assignor puts them, so its capacity is computed from the assignor's model and the measured member rate, for each member that may crash, the worst deciding (without a model: the measured capacity of N-1). The last column is the catch-up measured in the target run (recovery less the pause).", fmtRate(c.Targets.Rate))
+	e.table("lrrrrr", []string{"configuration", "pause, crash", "backlog (records)", "capacity after the worst crash (records/s)", "time to drain", "catch-up, measured"}, rows)
+}
+
+// mdPartitionCount is the partition count derived for the target rate,
+// and the group sizes on it.
+func (c capacity) mdPartitionCount(e *section) {
+	a := c.AdvisePartitions()
+	if a == nil {
+		return
+	}
+	e.heading("A partition count, derived")
+	e.para("One partition sustained at most %s records/s in the capacity runs and one member %s: %s records/s with %.0f%% headroom need %.1f partitions and %.1f members, each member a partition of its own, so max(%.1f, %.1f) partitions, rounded up to **%d**, a count with more divisors than any smaller one, so that many group sizes split it evenly. Derived from the measurements, not measured, and assuming the traffic spreads evenly over the partitions.",
+		fmtRate(a.PartitionRate), fmtRate(a.MemberRate), fmtRate(a.Rate), (a.Headroom-1)*100, a.NeedPartitions, a.NeedMembers,
+		a.NeedPartitions, a.NeedMembers, a.Partitions)
+	if a.HottestShare > 0 && a.HotBound < a.Headroom*a.Rate {
+		e.para("**It does not spread evenly here**: the hottest partition carried %s of the traffic, so no partition count takes the group past %s records/s (one partition's rate over that share) while its keys stay together; spread the hot keys first.", pct(a.HottestShare), fmtRate(a.HotBound))
+	}
+	var rows [][]string
+	for _, g := range a.Counts {
+		each := fmt.Sprintf("%d", a.Partitions/g.Members)
+		skew := "1.00 (even)"
+		if !g.Divides {
+			each = fmt.Sprintf("%d or %d", a.Partitions/g.Members, a.Partitions/g.Members+1)
+			skew = fmt.Sprintf("%.2f", g.Skew)
+		}
+		rows = append(rows, []string{strconv.Itoa(g.Members), each, skew})
+		if len(rows) == 24 {
+			break
+		}
+	}
+	e.table("rrr", []string{"members", "partitions each", "busiest member / mean"}, rows)
+}
+
+// mdKEDA is the KEDA ScaledObject suggested for the recommendation:
+// derived, not measured.
+func (c capacity) mdKEDA(e *section) {
+	ks := c.ScaledObject()
+	if len(ks) == 0 {
+		return
+	}
+	e.heading("A KEDA ScaledObject, derived")
+	e.para("To autoscale the recommended group on Kubernetes with KEDA's Kafka scaler, these settings follow from the measurements and targets above. **Derived, not measured**: no run of this sweep autoscaled; a workload's `autoscaler` section measures what such settings cost (workloads/README.md).")
+	var rows [][]string
+	for _, k := range ks {
+		rows = append(rows, []string{"`" + k.Name + "`", k.Value, k.From})
+	}
+	e.table("lrl", []string{"setting", "value", "from"}, rows)
 }
 
 func (c capacity) mdHotKeys(e *section) {

@@ -63,6 +63,8 @@ func (c capacity) checkText(cf *sweep.Config, ch sweep.TargetCheck) string {
 			verb = "sustains"
 		}
 		return fmt.Sprintf("%s %s %s records/s", clip.Plural(cf.Row.Members-1, "member"), verb, spreadRate(cf.NMinus1.Capacity))
+	case is{"n-1", sweep.CaseCrashModel}:
+		return crashLeftText(cf)
 	case is{"valid", sweep.CaseShortDelivery}:
 		return fmt.Sprintf("the producer delivered %s records/s of the %s asked: the target run did not test the target", fmtRate(cf.Delivered.Median), fmtRate(t.Rate))
 	case is{"valid", sweep.CaseInvalid}:
@@ -80,15 +82,89 @@ func (c capacity) checkText(cf *sweep.Config, ch sweep.TargetCheck) string {
 	case is{"max_catch_up", sweep.CaseNotMeasured}:
 		return "the capacity with one member fewer is not measured"
 	case is{"max_catch_up", sweep.CaseNeverDrains}:
+		if cf.CrashLeft != nil {
+			return fmt.Sprintf("never: after the worst crash the group left sustains %s records/s, less than the target rate", fmtRate(cf.CrashLeft.Capacity))
+		}
 		return "never: with one member fewer the group sustains less than the target rate"
 	case is{"max_catch_up", sweep.CaseUnrecovered}:
-		return fmt.Sprintf("backlog %s records, drained in %s at the capacity with one member fewer, but a crash did not recover before the end of traffic (max %s)",
+		return fmt.Sprintf("backlog %s records, drained in %s at the capacity "+leftName(cf)+", but a crash did not recover before the end of traffic (max %s)",
 			formatCount(math.Round(cf.Backlog)), FormatMs(cf.DrainS*1000), maxCatchUp)
 	case is{"max_catch_up", sweep.CaseMeasured}:
-		return fmt.Sprintf("backlog %s records drained in %s at the capacity with one member fewer (measured catch-up %s; max %s)",
+		return fmt.Sprintf("backlog %s records drained in %s at the capacity "+leftName(cf)+" (measured catch-up %s; max %s)",
 			formatCount(math.Round(cf.Backlog)), FormatMs(cf.DrainS*1000), spreadMs(cf.CrashCatchUp), maxCatchUp)
 	}
 	return string(ch.Case)
+}
+
+// sureText says how sure the recommendation is, and why.
+func sureText(s *sweep.Sureness) string {
+	if s == nil {
+		return ""
+	}
+	var why []string
+	if s.Iterations < sweep.MinSureIterations {
+		why = append(why, fmt.Sprintf("it rests on %s of each run (--repeat %d gives a spread)", clip.Plural(s.Iterations, "iteration"), sweep.MinSureIterations))
+	}
+	if len(s.Weak) > 0 {
+		why = append(why, fmt.Sprintf("it misses %s in some iteration", strings.Join(s.Weak, ", ")))
+	}
+	if len(s.Sometimes) > 0 {
+		why = append(why, fmt.Sprintf("the runner-up, %s, meets %s in some iteration", ConfigName(s.RunnerUp), strings.Join(s.Sometimes, ", ")))
+	}
+	decided := ""
+	if s.RunnerUp != nil && len(s.Decided) > 0 {
+		decided = fmt.Sprintf(" The runner-up, %s, was decided against by %s.", ConfigName(s.RunnerUp), strings.Join(s.Decided, ", "))
+	}
+	if s.Sure {
+		return "**Sure**: the recommendation meets every target in each of its iterations, and the runner-up misses in every iteration what decided against it." + decided
+	}
+	return "**Not sure**: " + strings.Join(why, "; ") + "." + decided
+}
+
+// leftName names the capacity a crash's backlog drains at: what the
+// worst crash leaves, or the measured one of a member fewer.
+func leftName(cf *sweep.Config) string {
+	if cf.CrashLeft != nil {
+		return "the worst crash leaves"
+	}
+	return "with one member fewer"
+}
+
+// crashLeftText says what the worst crash leaves a configuration: who
+// crashes, where its partitions go, and what the group left sustains.
+func crashLeftText(cf *sweep.Config) string {
+	cl := cf.CrashLeft
+	return fmt.Sprintf("after the worst crash (%s, owner of %s) %s holds %s, %s of the traffic: the group left sustains %s records/s (the measured member rate %s over that share; computed with the %s assignor's model, not measured)",
+		cl.Crashed, partitionList(cl.CrashedPartitions), cl.Busiest, partitionList(cl.Partitions), pct(cl.MaxShare),
+		fmtRate(cl.Capacity), fmtRate(cf.MemberRate.Median), cf.Row.Strategy)
+}
+
+// idleText says what a configuration's idle members are for: the standby
+// that keeps every survivor's load after a crash, or nothing; "" when no
+// member is idle.
+func idleText(cf *sweep.Config) string {
+	cl := cf.CrashLeft
+	if cl == nil || cl.Idle == 0 {
+		return ""
+	}
+	if cl.Standby() {
+		return fmt.Sprintf("%s on %s leaves %s without a partition: the standby. Whichever member crashes, its partitions go to the idle one and no survivor carries more than the busiest member did before (%s), so the group keeps its capacity through a crash.",
+			clip.Plural(cf.Row.Members, "member"), clip.Plural(cf.Row.Partitions, "partition"), clip.Plural(cl.Idle, "member"), pct(cl.FreshMaxShare))
+	}
+	return fmt.Sprintf("%s on %s leaves %s without a partition, and a crash still puts more on a survivor (%s against %s before): the idle members are not a standby.",
+		clip.Plural(cf.Row.Members, "member"), clip.Plural(cf.Row.Partitions, "partition"), clip.Plural(cl.Idle, "member"), pct(cl.MaxShare), pct(cl.FreshMaxShare))
+}
+
+// partitionList is "p0" or "p0, p1".
+func partitionList(ps []int32) string {
+	if len(ps) == 0 {
+		return "no partition"
+	}
+	var parts []string
+	for _, p := range ps {
+		parts = append(parts, fmt.Sprintf("p%d", p))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // kneeText says what bounds a series at its knee.

@@ -131,19 +131,21 @@ func hostText(g *Group) string {
 // tableMetrics are the metrics a table of these groups shows: all, except
 // the traffic's own figures when every group has the same (they describe
 // the workload, not the strategies: trafficNote says them once), and the
-// exactly-once figures when no cell has them, and the network steps'
-// figures when no cell had a network step.
+// exactly-once figures when no cell has them, the network steps' figures
+// when no cell had a network step, and the autoscaler's when no cell had
+// one.
 func tableMetrics(gs []*Group) []Metric {
 	_, same := trafficNote(gs)
-	eos := false
+	eos, scaled := false, false
 	for _, g := range gs {
 		for _, c := range g.Cells {
 			eos = eos || (c.S != nil && c.S.ExactlyOnce != nil)
+			scaled = scaled || (c.S != nil && c.S.Autoscale != nil)
 		}
 	}
 	var out []Metric
 	for _, m := range Metrics {
-		if (m.Traffic && same) || (m.ExactlyOnce && !eos) || (m.Network && !anyValue(m, gs)) {
+		if (m.Traffic && same) || (m.ExactlyOnce && !eos) || (m.Network && !anyValue(m, gs)) || (m.Field == "autoscale" && !scaled) {
 			continue
 		}
 		out = append(out, m)

@@ -144,6 +144,24 @@ var Metrics = []Metric{
 	{Name: "latency_p99_disruption_ms", Field: "latency.disruption", Changed: 1, Label: "latency p99, disruptions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Disruption.P99, s.Latency.Disruption.Count > 0
 	}},
+	{Name: "scale_steps", Field: "autoscale", Changed: 2, Label: "autoscaler's scale steps", Unit: "", LowerIsBetter: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return float64(r.Steps) })},
+	{Name: "scale_flaps", Field: "autoscale", Changed: 2, Label: "autoscaler's changes of direction", Unit: "", LowerIsBetter: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return float64(r.Flaps) })},
+	{Name: "scale_pause_p50_ms", Field: "autoscale", Changed: 2, Label: "longest pause of a scale step, p50", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return r.StepPause.P50 })},
+	{Name: "scale_pause_p95_ms", Field: "autoscale", Changed: 2, Label: "longest pause of a scale step, p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return r.StepPause.P95 })},
+	{Name: "scale_group_stop_ms", Field: "autoscale", Changed: 2, Label: "group stop of a scale step (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return r.GroupStopMaxMs })},
+	{Name: "scale_duplicates", Field: "autoscale", Changed: 2, Label: "duplicates of scale steps", Unit: "records", LowerIsBetter: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return float64(r.Duplicates) })},
+	{Name: "scale_lag_over_threshold", Field: "autoscale", Changed: 2, Label: "highest lag per member / lagThreshold", Unit: "ratio", LowerIsBetter: true, Timing: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return r.MaxLagOverThreshold })},
+}
+
+// ifScaled gives a figure of the autoscaler's result, when the cell had
+// scale steps.
+func ifScaled(f func(*summary.AutoscaleResult) float64) func(*summary.Summary) (float64, bool) {
+	return func(s *summary.Summary) (float64, bool) {
+		if s.Autoscale == nil {
+			return 0, false
+		}
+		return f(s.Autoscale), true
+	}
 }
 
 // ifNetwork gives a figure of the network steps, when the cell had one

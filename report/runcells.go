@@ -46,6 +46,12 @@ func cellDetails(id string, c *Cell) *collapsible {
 	if e := s.ExactlyOnce; e != nil {
 		d.add(exactlyOnceDetails(e))
 	}
+	if a := s.Autoscale; a != nil {
+		d.add(paragraphOf(words(fmt.Sprintf("Autoscaler: %d scale steps (%d up, %d down), %d changes of direction, between %d and %d members; "+
+			"the highest lag per member %.0f records, %.2f times lagThreshold (%d).",
+			a.Steps, a.Ups, a.Downs, a.Flaps, a.MinMembers, a.MaxMembers, a.MaxLagPerMember, a.MaxLagOverThreshold, a.LagThreshold))))
+		d.add(scaleTable(a.Decisions))
+	}
 	d.add(findingDetails(s.Findings))
 	for _, kind := range cellFigures {
 		d.add(placedFigure{name: kind + "-" + CellSlug(c), lazy: true})
@@ -93,6 +99,24 @@ func disruptionTable(ds []summary.Disruption) *tableBlock {
 	}
 	for _, d := range ds {
 		t.rows = append(t.rows, cells(disruptionCells(d)...))
+	}
+	return t
+}
+
+// scaleTable is a row per decision of the autoscaler and what it cost.
+func scaleTable(ds []summary.ScaleStep) *tableBlock {
+	t := &tableBlock{align: "rlrrrrrrl"}
+	for _, h := range []string{"step", "scale", "lag", "longest pause", "group stop", "duplicates", "moved", "since step 1", "why"} {
+		t.head = append(t.head, phrase{value(h)})
+	}
+	var t0 int64
+	if len(ds) > 0 {
+		t0 = ds[0].T
+	}
+	for _, d := range ds {
+		t.rows = append(t.rows, cells(fmt.Sprint(d.Step), fmt.Sprintf("%s %d → %d", d.Action, d.From, d.To), fmt.Sprint(d.Lag),
+			FormatMs(d.PauseMaxMs), FormatMs(d.GroupStopMs), fmt.Sprint(d.Duplicates), fmt.Sprint(d.Moved),
+			fmt.Sprintf("+%.1f s", float64(d.T-t0)/1e9), d.Reason))
 	}
 	return t
 }

@@ -332,9 +332,10 @@ func (d *decoder) decodeSpec(root *yaml.Node, s *Spec) {
 				"config": func(v *yaml.Node, f string) { s.Broker.Config = d.properties(v, f) },
 			})
 		},
-		"chaos":   func(v *yaml.Node, f string) { d.chaos(v, f, &s.Chaos) },
-		"expect":  func(v *yaml.Node, f string) { d.expect(v, f, &s.Expect) },
-		"targets": func(v *yaml.Node, f string) { d.targets(v, f, &s.Targets) },
+		"chaos":      func(v *yaml.Node, f string) { d.chaos(v, f, &s.Chaos) },
+		"autoscaler": func(v *yaml.Node, f string) { d.autoscaler(v, f, &s.Autoscaler) },
+		"expect":     func(v *yaml.Node, f string) { d.expect(v, f, &s.Expect) },
+		"targets":    func(v *yaml.Node, f string) { d.targets(v, f, &s.Targets) },
 	})
 }
 
@@ -446,11 +447,12 @@ func (d *decoder) producer(n *yaml.Node, field string, p *Producer) {
 		},
 		"steps": func(v *yaml.Node, f string) {
 			p.Steps = []RateStep{}
-			d.list(v, f, "{at, rate} steps", func(i int, v *yaml.Node, f string) {
+			d.list(v, f, "{at, rate, over} steps", func(i int, v *yaml.Node, f string) {
 				var st RateStep
 				d.mapping(v, f, fieldFuncs{
 					"at":   func(v *yaml.Node, f string) { st.At, _ = d.duration(v, f) },
 					"rate": func(v *yaml.Node, f string) { st.Rate = d.rate(v, f) },
+					"over": func(v *yaml.Node, f string) { st.Over, _ = d.duration(v, f) },
 				})
 				p.Steps = append(p.Steps, st)
 			})

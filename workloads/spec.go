@@ -41,6 +41,9 @@ type Spec struct {
 	Clients []string `json:"clients,omitempty"`
 	Broker  Broker   `json:"broker"`
 	Chaos   Chaos    `json:"chaos"`
+	// Autoscaler, when set, sizes the group from its lag as KEDA would
+	// (autoscaler.go); the chaos plan then leaves the members alone.
+	Autoscaler *Autoscaler `json:"autoscaler,omitempty"`
 	// Targets are what the group must achieve, for capacity sweeps
 	// (targets.go).
 	Targets Targets `json:"targets"`
@@ -141,10 +144,14 @@ type Ramp struct {
 	Over time.Duration `json:"over"`
 }
 
-// RateStep sets the rate from a time since traffic start on.
+// RateStep sets the rate from a time since traffic start on: at once, or,
+// with Over, linearly from the rate before it to Rate over that time.
 type RateStep struct {
 	At   time.Duration `json:"at"`
 	Rate float64       `json:"rate"`
+	// Over, when set, ramps from the previous rate to Rate from At to
+	// At + Over; the next step comes at or after the ramp's end.
+	Over time.Duration `json:"over,omitempty"`
 }
 
 // Consumer describes the consumer group of every cell.

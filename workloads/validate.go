@@ -36,6 +36,7 @@ func (s *Spec) Validate() error {
 	v.matrix()
 	v.broker()
 	v.chaos()
+	v.autoscaler()
 	v.targets()
 	v.expect()
 	return p.err()
@@ -189,7 +190,7 @@ func (s *Spec) RateSchedule() (pace.Schedule, error) {
 	}
 	steps := make([]pace.Step, len(p.Steps))
 	for i, st := range p.Steps {
-		steps[i] = pace.Step{At: st.At, Rate: st.Rate}
+		steps[i] = pace.Step{At: st.At, Rate: st.Rate, Over: st.Over}
 	}
 	return pace.New(p.Rate, from, over, steps)
 }
@@ -292,7 +293,9 @@ func (v *validator) producer() {
 			v.errf(f+".at", "got %v, expected a time > 0 (producer.rate applies from the start)", st.At)
 		case p.Ramp != nil && i == 0 && st.At < p.Ramp.Over:
 			v.errf(f+".at", "%v falls within the ramp (0 to %v): expected a step at or after the ramp's end", st.At, p.Ramp.Over)
-		case i > 0 && st.At <= prev:
+		case i > 0 && p.Steps[i-1].Over > 0 && st.At < prev:
+			v.errf(f+".at", "%v falls within the previous step's ramp (to %v): expected a step at or after its end", st.At, prev)
+		case i > 0 && p.Steps[i-1].Over == 0 && st.At <= prev:
 			v.errf(f+".at", "%v is not after the previous step (%v): expected steps in increasing time order", st.At, prev)
 		case v.s.Duration > 0 && v.ok("duration") && st.At >= v.s.Duration:
 			v.errf(f+".at", "%v is at or after the end of traffic (duration %v)", st.At, v.s.Duration)
@@ -304,7 +307,16 @@ func (v *validator) producer() {
 		} else {
 			v.rate(f+".rate", st.Rate)
 		}
-		prev = st.At
+		switch before := p.Rate; {
+		case st.Over < 0:
+			v.errf(f+".over", "got %v, expected a duration >= 0 (0: the rate changes at once)", st.Over)
+		case st.Over > 0 && !v.bounded(f+".over", st.Over):
+		case st.Over > 0 && i > 0 && p.Steps[i-1].Rate == 0, st.Over > 0 && i == 0 && before == 0, st.Over > 0 && st.Rate == 0:
+			v.errf(f+".over", "a ramp from or to an unlimited rate (0) has no shape: expected limited rates on both sides")
+		case st.Over > 0 && v.s.Duration > 0 && v.ok("duration") && st.At+st.Over > v.s.Duration:
+			v.errf(f+".over", "the ramp ends at %v, after the end of traffic (duration %v)", st.At+st.Over, v.s.Duration)
+		}
+		prev = st.At + max(st.Over, 0)
 	}
 	if v.enum("producer.acks", p.Acks, []string{"all", "1", "0"}) && p.Idempotence && p.Acks != "all" {
 		how := "idempotence: true"

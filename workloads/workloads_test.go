@@ -213,6 +213,16 @@ func TestMalformedWorkloads(t *testing.T) {
 		{"transaction timeout not in milliseconds", "duration: 1m\nconsumer:\n  transaction: {timeout: 1500us}\n", []string{"w.yaml:3: consumer.transaction.timeout: got 1.5ms, expected whole milliseconds"}},
 		{"negative commit records", "duration: 1m\nconsumer:\n  transaction: {commit_records: -1}\n", []string{"w.yaml:3: consumer.transaction.commit_records: got -1, expected a number of records from 0"}},
 		{"commit interval not below the timeout", "duration: 1m\nconsumer:\n  transaction: {timeout: 10s, commit_interval: 10s}\n", []string{"w.yaml:3: consumer.transaction.commit_interval: 10s is not below transaction timeout 10s"}},
+		{"autoscaler lag threshold 0", "duration: 1m\nautoscaler:\n  lagThreshold: 0\n", []string{"w.yaml:3: autoscaler.lagThreshold: 0: expected a lag in records from 1 to"}},
+		{"autoscaler typo", "duration: 1m\nautoscaler:\n  lagTreshold: 10\n", []string{"w.yaml:3: autoscaler.lagTreshold: unknown field, did you mean lagThreshold?"}},
+		{"autoscaler period without unit", "duration: 1m\nautoscaler:\n  pollingInterval: 30\n", []string{"w.yaml:3: autoscaler.pollingInterval: got number 30, expected a duration with a unit"}},
+		{"autoscaler bounds reversed", "duration: 1m\nautoscaler: {minReplicaCount: 4, maxReplicaCount: 2}\n", []string{"w.yaml:2: autoscaler.maxReplicaCount: 2: expected at least minReplicaCount (4)"}},
+		{"autoscaler pair KEDA refuses", "duration: 1m\nautoscaler: {allowIdleConsumers: true, limitToPartitionsWithLag: true}\n", []string{"autoscaler.limitToPartitionsWithLag: cannot be set with allowIdleConsumers"}},
+		{"initial group outside the bounds", "duration: 1m\nconsumer: {members: 3}\nautoscaler: {minReplicaCount: 1, maxReplicaCount: 2}\n", []string{"w.yaml:2: consumer.members: 3: with an autoscaler, expected the initial group within minReplicaCount and maxReplicaCount (1 to 2)"}},
+		{"member step with an autoscaler", "duration: 1m\nautoscaler: {minReplicaCount: 1, maxReplicaCount: 4}\nchaos:\n  steps:\n    - {at: 10s, action: kill, target: m1}\n", []string{"w.yaml:5: chaos.steps[0].action: kill with an autoscaler: the autoscaler owns the group's members"}},
+		{"rate step ramp from unlimited", "duration: 1m\nproducer:\n  rate: 0\n  steps:\n    - {at: 10s, rate: 50, over: 10s}\n", []string{"w.yaml:5: producer.steps[0].over: a ramp from or to an unlimited rate (0) has no shape"}},
+		{"rate step inside a ramp", "duration: 1m\nproducer:\n  rate: 10\n  steps:\n    - {at: 10s, rate: 50, over: 20s}\n    - {at: 20s, rate: 5}\n", []string{"w.yaml:6: producer.steps[1].at: 20s falls within the previous step's ramp (to 30s)"}},
+		{"rate ramp past the traffic", "duration: 1m\nproducer:\n  rate: 10\n  steps:\n    - {at: 50s, rate: 50, over: 20s}\n", []string{"w.yaml:5: producer.steps[0].over: the ramp ends at 1m10s, after the end of traffic (duration 1m0s)"}},
 	}
 	if len(cases) < 15 {
 		t.Fatalf("only %d kinds of mistakes", len(cases))
@@ -447,7 +457,10 @@ func TestReadmeDocumentsEveryField(t *testing.T) {
 		"consumer.max_poll_records", "consumer.session_timeout", "consumer.heartbeat_interval", "consumer.max_poll_interval",
 		"consumer.auto_commit_interval", "consumer.static_membership", "consumer.properties", "strategies",
 		"commit_policies", "clients", "broker.brokers", "broker.config", "chaos.warmup", "chaos.drain_timeout",
-		"chaos.steps", "expect"}
+		"chaos.steps", "expect", "producer.steps[].over", "autoscaler.lagThreshold", "autoscaler.activationLagThreshold",
+		"autoscaler.minReplicaCount", "autoscaler.maxReplicaCount", "autoscaler.pollingInterval", "autoscaler.cooldownPeriod",
+		"autoscaler.scaleUpStabilizationWindow", "autoscaler.scaleDownStabilizationWindow", "autoscaler.allowIdleConsumers",
+		"autoscaler.limitToPartitionsWithLag", "autoscaler.ensureEvenDistributionOfPartitions"}
 	for _, f := range fields {
 		if !strings.Contains(string(readme), "`"+f+"`") {
 			t.Errorf("README.md does not document `%s`", f)

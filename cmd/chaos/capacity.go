@@ -75,7 +75,7 @@ func writeCapacity(dir string, targets workloads.Targets) error {
 	if err != nil {
 		return err
 	}
-	c := sweep.Judge(dir, t, spec, targets, groupmodel.Production)
+	c := sweep.JudgeCrash(dir, t, spec, targets, groupmodel.Production, groupmodel.CrashLeft)
 	if err := report.WriteCapacity(c); err != nil {
 		return err
 	}

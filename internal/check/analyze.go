@@ -291,6 +291,7 @@ func (a *analyzer) finish() *Analysis {
 			out.latency = l
 		}
 	}
+	autoscaleResult(s)
 	a.verdict(s)
 	return out
 }

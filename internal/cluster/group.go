@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -68,4 +69,43 @@ func GroupLag(ctx context.Context, adm *kadm.Client, group, topic string) (int64
 		}
 	})
 	return lag, nil
+}
+
+// PartitionLags is a group's lag on each partition of topic, indexed by
+// partition, as KEDA's Kafka scaler reads it: the log end offset minus the
+// group's committed offset, a partition the group has committed nothing on
+// lagging by its whole log (a group of members that start from the
+// earliest offset), and never below 0. Unlike GroupLag it fails when the
+// end offset of any partition cannot be listed: the scaler then makes no
+// decision rather than one on part of the lag.
+func PartitionLags(ctx context.Context, adm *kadm.Client, group, topic string) ([]int64, error) {
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	committed, err := adm.FetchOffsets(ctx, group)
+	if err != nil && !strings.Contains(err.Error(), "GROUP_ID_NOT_FOUND") {
+		return nil, err
+	}
+	var perr error
+	n := 0
+	ends.Each(func(lo kadm.ListedOffset) {
+		if lo.Err != nil && perr == nil {
+			perr = fmt.Errorf("partition %d: %w", lo.Partition, lo.Err)
+		}
+		n = max(n, int(lo.Partition)+1)
+	})
+	if perr != nil {
+		return nil, perr
+	}
+	lags := make([]int64, n)
+	ends.Each(func(lo kadm.ListedOffset) {
+		c, ok := committed.Lookup(topic, lo.Partition)
+		at := int64(0)
+		if ok && c.Err == nil && c.At >= 0 {
+			at = c.At
+		}
+		lags[lo.Partition] = max(lo.Offset-at, 0)
+	})
+	return lags, nil
 }

@@ -17,7 +17,7 @@ var layer = map[string]int{
 	"internal/vocab": 0, "internal/history": 0, "internal/runfolder": 0, "internal/pace": 0,
 	"internal/partitioner": 0, "internal/keygen": 0, "internal/version": 0, "internal/procutil": 0,
 	"internal/testcert": 0, "internal/schema": 0, "internal/kafkarelease": 0, "internal/clip": 0,
-	"internal/layers": 0, "internal/stamp": 0, "internal/stat": 0,
+	"internal/layers": 0, "internal/stamp": 0, "internal/stat": 0, "internal/autoscale": 0,
 
 	"workloads": 1, "assign": 1, "internal/kafkaconf": 1, "internal/launcher": 1, "internal/probe": 1,
 	"internal/netfault": 1,
@@ -37,7 +37,7 @@ var layer = map[string]int{
 // network.
 var pure = []string{
 	"internal/vocab", "internal/history", "internal/runfolder", "internal/pace",
-	"internal/partitioner", "internal/keygen", "internal/schema", "internal/clip", "internal/stamp", "internal/stat", "workloads", "assign",
+	"internal/partitioner", "internal/keygen", "internal/schema", "internal/clip", "internal/stamp", "internal/stat", "internal/autoscale", "workloads", "assign",
 	"internal/check", "internal/check/synth", "report", "internal/sweep", "internal/summary",
 	"internal/sweep/groupmodel", "internal/sweep/sweeptest",
 }

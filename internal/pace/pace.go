@@ -13,10 +13,12 @@ import (
 	"time"
 )
 
-// Step changes the rate at a time since traffic start.
+// Step changes the rate at a time since traffic start: at once, or, with
+// Over, linearly from the rate before it to Rate over that time.
 type Step struct {
 	At   time.Duration
 	Rate float64 // records/s; 0 = unlimited
+	Over time.Duration
 }
 
 // Schedule is a target rate over the time since traffic start.
@@ -64,7 +66,8 @@ func (s segment) offsetOf(k float64) float64 {
 
 // New returns the schedule of a constant rate (records/s, 0 = unlimited),
 // optionally starting with a linear ramp from rampFrom to rate over
-// rampOver, then changing rate at each step.
+// rampOver, then changing rate at each step (a step with Over ramps to its
+// rate; the next step comes at or after its ramp's end).
 func New(rate, rampFrom float64, rampOver time.Duration, steps []Step) (Schedule, error) {
 	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
 	if bad(rate) {
@@ -85,6 +88,7 @@ func New(rate, rampFrom float64, rampOver time.Duration, steps []Step) (Schedule
 		return Schedule{}, fmt.Errorf("ramp over %v: expected a duration > 0", rampOver)
 	}
 	cur := rate
+	ramped := false
 	for i, st := range steps {
 		at := st.At.Seconds()
 		switch {
@@ -94,11 +98,21 @@ func New(rate, rampFrom float64, rampOver time.Duration, steps []Step) (Schedule
 			return Schedule{}, fmt.Errorf("step %d: at %v: expected a time > 0 (the initial rate applies from 0)", i+1, st.At)
 		case i == 0 && rampOver > 0 && at < t:
 			return Schedule{}, fmt.Errorf("step %d: at %v falls within the ramp (0 to %v): expected at >= the ramp's end", i+1, st.At, rampOver)
-		case at <= t && !(i == 0 && at == t):
-			return Schedule{}, fmt.Errorf("step %d: at %v: expected steps in increasing time order", i+1, st.At)
+		case at <= t && !(i == 0 && at == t) && !(ramped && at == t):
+			return Schedule{}, fmt.Errorf("step %d: at %v: expected steps in increasing time order, after the previous step's ramp", i+1, st.At)
+		case st.Over < 0:
+			return Schedule{}, fmt.Errorf("step %d: over %v: expected a duration >= 0", i+1, st.Over)
+		case st.Over > 0 && (st.Rate == 0 || cur == 0):
+			return Schedule{}, fmt.Errorf("step %d: a ramp needs limited rates on both sides: a ramp from or to unlimited has no shape", i+1)
 		}
 		if at > t {
 			segs = append(segs, segment{start: t, end: at, from: cur, to: cur})
+		}
+		ramped = false
+		if st.Over > 0 {
+			end := at + st.Over.Seconds()
+			segs = append(segs, segment{start: at, end: end, from: cur, to: st.Rate})
+			at, ramped = end, true
 		}
 		t, cur = at, st.Rate
 	}

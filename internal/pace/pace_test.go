@@ -146,3 +146,45 @@ func TestEnd(t *testing.T) {
 		t.Error("End of an unlimited schedule: ok")
 	}
 }
+
+// A step with over ramps from the rate before it: a day's curve as
+// straight pieces. 100/s for 10 s, up to 300/s over 10 s, down to 100/s
+// over 20 s: 1000 + 2000 + 4000 records by 40 s.
+func TestStepRamps(t *testing.T) {
+	s, err := New(100, 0, 0, []Step{
+		{At: 10 * time.Second, Rate: 300, Over: 10 * time.Second},
+		{At: 20 * time.Second, Rate: 100, Over: 20 * time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		at   time.Duration
+		rate float64
+	}{{5 * time.Second, 100}, {15 * time.Second, 200}, {20 * time.Second, 300}, {30 * time.Second, 200}, {50 * time.Second, 100}} {
+		if got := s.Rate(c.at); math.Abs(got-c.rate) > 1e-9 {
+			t.Errorf("Rate(%v) = %v, want %v", c.at, got, c.rate)
+		}
+	}
+	for _, c := range []struct {
+		at   time.Duration
+		want float64
+	}{{20 * time.Second, 3000}, {40 * time.Second, 7000}, {50 * time.Second, 8000}} {
+		if got, _ := s.Records(c.at); got != c.want {
+			t.Errorf("Records(%v) = %v, want %v", c.at, got, c.want)
+		}
+	}
+	p := s.Pacer()
+	if due, _ := p.Due(3000, 0); due != 20*time.Second {
+		t.Errorf("record 3000 due %v, want 20s", due)
+	}
+	for name, steps := range map[string][]Step{
+		"step inside a ramp": {{At: time.Second, Rate: 5, Over: 10 * time.Second}, {At: 5 * time.Second, Rate: 3}},
+		"ramp to unlimited":  {{At: time.Second, Rate: 0, Over: time.Second}},
+		"negative over":      {{At: time.Second, Rate: 5, Over: -time.Second}},
+	} {
+		if _, err := New(10, 0, 0, steps); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

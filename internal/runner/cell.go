@@ -54,6 +54,7 @@ type cellRun struct {
 	stepErrs   []error
 
 	lastProgress time.Time // when progress last printed a line (not live)
+	stopScaler   func()    // ends the autoscaler, when the workload has one
 }
 
 // run runs the cell. The cell's folder holds a partial record from the
@@ -124,6 +125,18 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 
 	t0 := time.Now()
 	c.phase("warmup")
+	// The autoscaler, if any, acts from traffic start to the end of the
+	// drain.
+	if spec.Autoscaler != nil {
+		scalerDone, scalerExit := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(scalerExit)
+			c.runAutoscaler(ctx, t0, scalerDone)
+		}()
+		stopScaler := sync.OnceFunc(func() { close(scalerDone); <-scalerExit })
+		defer stopScaler()
+		c.stopScaler = stopScaler
+	}
 	// Steady state begins after the warmup.
 	steady := time.AfterFunc(spec.Chaos.Warmup, func() { c.phase("steady") })
 	defer steady.Stop()
@@ -366,6 +379,9 @@ func (c *cellRun) drain(ctx context.Context, t0 time.Time) (bool, error) {
 // stop ends a drained (or timed-out) cell: every member closed gracefully,
 // and the chaos steps that failed make the cell fail.
 func (c *cellRun) stop(t0 time.Time, drained bool) error {
+	if c.stopScaler != nil {
+		c.stopScaler()
+	}
 	c.phase("done")
 	c.fleet.stopAll(30 * time.Second)
 	c.logf("done in %s; drain %s", time.Since(t0).Round(time.Second), map[bool]string{true: "complete", false: "timed out"}[drained])

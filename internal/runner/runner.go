@@ -75,6 +75,9 @@ type Plan struct {
 	Steps    []workloads.PlannedStep `json:"steps"`
 	Broker   map[string]string       `json:"broker_settings"`
 	Traffic  string                  `json:"traffic"`
+	// Autoscaler is the workload's autoscaler, when it has one: its
+	// scale steps come after the plan's, numbered on from them.
+	Autoscaler *workloads.Autoscaler `json:"autoscaler,omitempty"`
 }
 
 // NewPlan computes the plan of a run.
@@ -88,7 +91,7 @@ func NewPlan(o *Options) Plan {
 		traffic = fmt.Sprintf("%d records", o.Spec.Records)
 	}
 	return Plan{Workload: o.Spec.Name, Seed: o.Spec.Seed, Repeat: max(o.Repeat, 1), Cells: cells,
-		Steps: o.Spec.ChaosPlan(), Broker: o.Spec.BrokerSettings(), Traffic: traffic}
+		Steps: o.Spec.ChaosPlan(), Broker: o.Spec.BrokerSettings(), Traffic: traffic, Autoscaler: o.Spec.Autoscaler}
 }
 
 // Print writes the plan for a person to read.
@@ -96,6 +99,21 @@ func (p Plan) Print(w io.Writer) {
 	fmt.Fprintf(w, "workload %s, seed %d, traffic %s per cell, %d cell(s) x %d:\n", p.Workload, p.Seed, p.Traffic, len(p.Cells), p.Repeat)
 	for i, c := range p.Cells {
 		fmt.Fprintf(w, "  %2d. %-45s strategy %-18s policy %-21s client %s\n", i+1, c.Name, c.Strategy, c.CommitPolicy, c.Client)
+	}
+	if a := p.Autoscaler; a != nil {
+		fmt.Fprintf(w, "autoscaler: %d to %d members, lagThreshold %d, activationLagThreshold %d, polling %s, cooldown %s, stabilisation up %s down %s",
+			a.MinReplicaCount, a.MaxReplicaCount, a.LagThreshold, a.ActivationLagThreshold, a.PollingInterval, a.CooldownPeriod,
+			a.ScaleUpStabilizationWindow, a.ScaleDownStabilizationWindow)
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{a.AllowIdleConsumers, "allowIdleConsumers"}, {a.LimitToPartitionsWithLag, "limitToPartitionsWithLag"},
+			{a.EnsureEvenDistributionOfPartitions, "ensureEvenDistributionOfPartitions"}} {
+			if f.on {
+				fmt.Fprintf(w, ", %s", f.name)
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	if len(p.Steps) == 0 {
 		fmt.Fprintln(w, "chaos plan: no steps")

@@ -554,3 +554,58 @@ type ExactlyOnceResult struct {
 	// committed event: the offsets sent to it and EndTxn.
 	CommitLatency Stats `json:"commit_latency"`
 }
+
+// AutoscaleResult is what the autoscaler's scale steps cost
+// (docs/summary.md, `autoscale`): absent (nil) when no scale step was
+// recorded. A scale step is one decision of the autoscaler: its chaos
+// events (an `add` or `stop` per member, with "autoscaler" in their
+// params) share its step number, and its disruptions are theirs.
+type AutoscaleResult struct {
+	// Steps counts the decisions; Ups and Downs by direction.
+	Steps int `json:"steps"`
+	Ups   int `json:"ups"`
+	Downs int `json:"downs"`
+	// Flaps counts the decisions whose direction differs from the
+	// previous decision's: an up after a down, or a down after an up.
+	Flaps int `json:"flaps"`
+	// MinMembers and MaxMembers are the smallest and largest group the
+	// decisions left (their "to").
+	MinMembers int `json:"min_members"`
+	MaxMembers int `json:"max_members"`
+	// StepPause is, over the decisions, each one's longest partition
+	// pause (0 when it paused nothing): count, p50, p95, max (nearest
+	// rank), sum.
+	StepPause Stats `json:"step_pause"`
+	// GroupStopMaxMs is the longest group stop of a scale step's
+	// disruption; Duplicates the duplicates attributed to them; Moved the
+	// partitions they moved.
+	GroupStopMaxMs float64 `json:"group_stop_max_ms"`
+	Duplicates     int64   `json:"duplicates"`
+	Moved          int     `json:"moved"`
+	// LagThreshold is the autoscaler's lagThreshold (from the steps'
+	// params); MaxLagPerMember is the highest lag of the timeline over the
+	// members the autoscaler had asked for then, and MaxLagOverThreshold
+	// that over LagThreshold: above 1, the group fell behind the target
+	// the autoscaler aims at.
+	LagThreshold        int64   `json:"lag_threshold"`
+	MaxLagPerMember     float64 `json:"max_lag_per_member"`
+	MaxLagOverThreshold float64 `json:"max_lag_over_threshold"`
+	// Decisions lists each decision: when, from and to, its reason, and
+	// its cost.
+	Decisions []ScaleStep `json:"decisions"`
+}
+
+// ScaleStep is one decision of the autoscaler and what it cost.
+type ScaleStep struct {
+	Step        int     `json:"step"`
+	T           int64   `json:"t"`
+	Action      string  `json:"action"`
+	From        int     `json:"from"`
+	To          int     `json:"to"`
+	Lag         int64   `json:"lag"`
+	Reason      string  `json:"reason,omitempty"`
+	PauseMaxMs  float64 `json:"pause_max_ms"`
+	GroupStopMs float64 `json:"group_stop_ms"`
+	Duplicates  int64   `json:"duplicates"`
+	Moved       int     `json:"moved"`
+}

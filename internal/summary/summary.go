@@ -104,6 +104,9 @@ type Summary struct {
 	// output topic; absent for the other policies.
 	ExactlyOnce *ExactlyOnceResult `json:"exactly_once,omitempty"`
 	Timeline    Timeline           `json:"timeline"`
+	// Autoscale is what the autoscaler's scale steps cost; nil without
+	// an autoscaler.
+	Autoscale *AutoscaleResult `json:"autoscale,omitempty"`
 	// Findings are anomalies worth a reader's attention, from these
 	// checkers and from others (the assignment oracle): each names its
 	// checker and kind, and says what it does to the verdict.

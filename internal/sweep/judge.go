@@ -38,6 +38,9 @@ type Judgement struct {
 	// when none does); BestBy the smallest per strategy.
 	Best   *Config
 	BestBy map[string]*Config
+	// BestNoIdle is the smallest configuration that meets every target
+	// with no more members than partitions (nil when none does).
+	BestNoIdle *Config
 	// Physics are the checks of the measured capacities against physics.
 	Physics []PhysicsCheck
 	// Model is the larger group of targets.production, modelled (nil
@@ -56,6 +59,11 @@ type Config struct {
 	// NMinus1 is the point with one member fewer and the same other
 	// settings, when the sweep has it.
 	NMinus1 *Config
+	// CrashLeft is what the worst crash leaves, computed with the
+	// assignor models and the measured member rate (crash.go); nil
+	// without a model. When set, it decides the n-1 target and the time
+	// to drain a crash's backlog.
+	CrashLeft *CrashLeft
 	// At the target rate (medians over the iterations).
 	Target                                       bool // the point has a finished target run
 	Delivered, LagSteady, LagPeak                stat.Spread
@@ -100,6 +108,9 @@ const (
 	// CaseNoMemberLeft: a group of one, which a crash leaves empty
 	// (n-1; not met).
 	CaseNoMemberLeft Case = "no member left"
+	// CaseCrashModel: n-1 judged on what the worst crash leaves, computed
+	// with the assignor models and the measured member rate.
+	CaseCrashModel Case = "crash model"
 	// CaseShortDelivery: the producer delivered less than 95% of the
 	// target rate, so the target run did not test the target (valid).
 	CaseShortDelivery Case = "short delivery"
@@ -142,7 +153,15 @@ type ModelFunc func(spec *workloads.Spec, strategies []string, members, partitio
 
 // Judge judges a sweep's table against targets; model computes the
 // production group when the targets name one (nil: none is modelled).
+// The n-1 target is then judged on the measured capacity of the point
+// with one member fewer; JudgeCrash judges it on what a crash leaves.
 func Judge(dir string, t *Table, spec *workloads.Spec, targets workloads.Targets, model ModelFunc) *Judgement {
+	return JudgeCrash(dir, t, spec, targets, model, nil)
+}
+
+// JudgeCrash is Judge with crash computing what a crash leaves each
+// configuration (nil: nothing is computed).
+func JudgeCrash(dir string, t *Table, spec *workloads.Spec, targets workloads.Targets, model ModelFunc, crash CrashFunc) *Judgement {
 	j := &Judgement{Dir: dir, Table: t, Spec: spec, Targets: targets, BestBy: map[string]*Config{}}
 	for i := range t.Rows {
 		j.Configs = append(j.Configs, newConfig(&t.Rows[i]))
@@ -163,6 +182,7 @@ func Judge(dir string, t *Table, spec *workloads.Spec, targets workloads.Targets
 		j.knee(s)
 	}
 	for _, cf := range j.Configs {
+		cf.CrashLeft = j.crashLeft(cf, crash)
 		j.judge(cf)
 	}
 	j.recommend()
@@ -264,6 +284,8 @@ func (j *Judgement) judge(cf *Config) {
 		switch {
 		case cf.Row.Members == 1:
 			add("n-1", &no, CaseNoMemberLeft)
+		case cf.CrashLeft != nil:
+			add("n-1", b(cf.CrashLeft.Capacity >= rate), CaseCrashModel)
 		case cf.NMinus1 == nil || cf.NMinus1.Capacity.N == 0:
 			add("n-1", nil, CaseNotMeasured)
 		default:
@@ -298,7 +320,13 @@ func (j *Judgement) judge(cf *Config) {
 	cf.DrainS = math.NaN()
 	if rate > 0 && cf.Crashes > 0 && cf.CrashPause.N > 0 {
 		cf.Backlog = rate * cf.CrashPause.Median / 1000
-		if cf.NMinus1 != nil && cf.NMinus1.Capacity.N > 0 {
+		if cf.CrashLeft != nil {
+			if spare := cf.CrashLeft.Capacity - rate; spare > 0 {
+				cf.DrainS = cf.Backlog / spare
+			} else {
+				cf.DrainS = math.Inf(1)
+			}
+		} else if cf.NMinus1 != nil && cf.NMinus1.Capacity.N > 0 {
 			if spare := cf.NMinus1.Capacity.Median - rate; spare > 0 {
 				cf.DrainS = cf.Backlog / spare
 			} else {

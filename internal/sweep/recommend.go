@@ -4,7 +4,9 @@ import "math"
 
 // recommend picks the smallest configuration that meets every target:
 // fewest members, then fewest partitions, then the shortest crash pause;
-// and the smallest of each strategy.
+// the smallest of each strategy; and the smallest without idle members
+// (no more members than partitions), to offer beside a recommendation
+// that keeps some idle.
 func (j *Judgement) recommend() {
 	smaller := func(a, b *Config) bool {
 		if a.Row.Members != b.Row.Members {
@@ -25,8 +27,15 @@ func (j *Judgement) recommend() {
 		if j.Best == nil || smaller(cf, j.Best) {
 			j.Best = cf
 		}
+		if cf.Row.Members <= cf.Row.Partitions && (j.BestNoIdle == nil || smaller(cf, j.BestNoIdle)) {
+			j.BestNoIdle = cf
+		}
 	}
 }
+
+// Idle reports whether a configuration keeps members without a
+// partition: more members than partitions.
+func (cf *Config) Idle() bool { return cf.Row.Members > cf.Row.Partitions }
 
 // Closest is the configuration that fails the fewest targets (the
 // smallest among equals): what the report names when none meets them

@@ -45,6 +45,13 @@ var metrics = []string{
 	"latency_p50_steady_ms",
 	"latency_p99_steady_ms",
 	"latency_p99_disruption_ms",
+	"scale_steps",
+	"scale_flaps",
+	"scale_pause_p50_ms",
+	"scale_pause_p95_ms",
+	"scale_group_stop_ms",
+	"scale_duplicates",
+	"scale_lag_over_threshold",
 }
 
 // MetricNames returns the reports' metrics by name.

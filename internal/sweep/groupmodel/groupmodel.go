@@ -172,3 +172,63 @@ func capacityOver(rate, share float64) float64 {
 	}
 	return rate / share
 }
+
+// CrashLeft is the sweep's CrashFunc: for a fresh group of members m1..mN
+// (member ids as a classic group's sort: by client id, m1.0, m2.0, ...) on
+// one topic of partitions under strategy, it crashes each member in turn
+// from the fresh assignment, rebalances the survivors with the strategy's
+// model (the survivors' ownership given, so sticky and incremental
+// assignors keep what they can), and returns the crash whose busiest
+// survivor carries the largest share of the traffic (ties: the first
+// member). shares are the traffic shares by partition.
+func CrashLeft(strategy string, members, partitions int, shares []float64) (sweep.CrashLeft, bool) {
+	a, err := assign.Lookup(strategy)
+	if err != nil || members < 2 || partitions < 1 {
+		return sweep.CrashLeft{}, false
+	}
+	const topic = "t"
+	g := &assign.Group{Topics: map[string]int32{topic: int32(partitions)}}
+	names := map[string]string{}
+	for i := 1; i <= members; i++ {
+		id := fmt.Sprintf("m%d.0", i)
+		names[id] = fmt.Sprintf("m%d", i)
+		g.Members = append(g.Members, assign.Member{ID: id, Topics: []string{topic}})
+	}
+	rounds := assign.Converge(a, g)
+	fresh := rounds[len(rounds)-1]
+	own(g, fresh)
+	out := sweep.CrashLeft{MaxShare: -1}
+	_, out.FreshMaxShare = busiestMember(fresh, shares)
+	for _, mb := range g.Members {
+		if fresh[mb.ID].Count() == 0 {
+			out.Idle++
+		}
+	}
+	for _, mb := range g.Members {
+		s := &assign.Script{Steps: []assign.ScriptStep{{Changes: []assign.Change{{Kind: "leave", Members: []string{mb.ID}}}}}}
+		res, err := assign.Simulate(a, g, s, "crash", true)
+		if err != nil || len(res) == 0 {
+			return sweep.CrashLeft{}, false
+		}
+		busiest, share := busiestMember(res[0].Assignment, shares)
+		if share > out.MaxShare+1e-12 {
+			out.MaxShare = share
+			out.Crashed, out.CrashedPartitions = names[mb.ID], partitionsOf(fresh[mb.ID])
+			out.Busiest, out.Partitions = names[busiest], partitionsOf(res[0].Assignment[busiest])
+		}
+	}
+	return out, out.MaxShare > 0
+}
+
+// partitionsOf lists a member's partitions of its one topic, in order.
+func partitionsOf(ma assign.MemberAssignment) []int32 {
+	var out []int32
+	for _, ps := range ma.All() {
+		out = append(out, ps...)
+	}
+	slices.Sort(out)
+	if out == nil {
+		out = []int32{}
+	}
+	return out
+}
