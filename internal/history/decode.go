@@ -303,6 +303,8 @@ func kindOf(d *decoder, s []byte) Kind {
 		return Phase
 	case "probe":
 		return Probe
+	case "clock":
+		return Clock
 	}
 	return Kind(d.internBytes(s))
 }

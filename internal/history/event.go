@@ -34,6 +34,10 @@ const (
 	// (timer drift, GC pauses, host CPU): its measurements are its params
 	// (internal/probe).
 	Probe Kind = "probe"
+	// Clock: the writer measured its clock against the driver's
+	// (clock_offset, clock_error), at its start and at its end; the
+	// merge corrects the file's times by it (clock.go).
+	Clock Kind = "clock"
 )
 
 // Member states.
@@ -95,6 +99,9 @@ type Event struct {
 	ExitStatus  int    `json:"exit_status,omitempty"`
 	Signal      string `json:"signal,omitempty"`
 	ClockOffset int64  `json:"clock_offset,omitempty"`
+	// ClockError bounds a clock event's ClockOffset: half the round trip
+	// of the measurement, ns.
+	ClockError int64 `json:"clock_error,omitempty"`
 }
 
 // Reset zeroes e, keeping the capacity of its Partitions slice, so that a
@@ -113,7 +120,8 @@ func (k Kind) hasPartition() bool {
 // Known reports whether k is one of the documented kinds.
 func (k Kind) Known() bool {
 	switch k {
-	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, Probe:
+	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, Probe,
+		Clock:
 		return true
 	}
 	return false
