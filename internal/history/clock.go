@@ -92,11 +92,13 @@ func (c *Correction) Offset(t int64) int64 {
 }
 
 // Driver returns local time t on the driver's clock; 0 (no time) stays 0.
+// A time the offset would move out of a history's times (before 1970,
+// from 2116: only a hand-written history's) is held at their bound.
 func (c *Correction) Driver(t int64) int64 {
 	if t == 0 {
 		return 0
 	}
-	return t - c.Offset(t)
+	return min(max(t-c.Offset(t), 1), MaxTime-1)
 }
 
 // corrections are the corrections of the files of a merge.

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -64,6 +65,14 @@ type Config struct {
 	// Control: the member reads the driver's commands (slow <duration>)
 	// from its standard input.
 	Control bool
+	// ClockURL is the driver's time endpoint (internal/clock): the member
+	// measures its clock against it at its start and at its end and
+	// records each measurement as a clock event. Empty: not measured.
+	ClockURL string
+	// ClockSkew is for tests of the clock correction: it is added to
+	// every time the member stamps (its history's t, the clock it
+	// measures), as if its clock ran that far ahead of the host's.
+	ClockSkew time.Duration
 }
 
 // Defaults are the member's settings where neither the driver nor the
@@ -106,6 +115,8 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.AutoCommitInterval, "auto-commit-interval", c.AutoCommitInterval, "auto.commit.interval.ms")
 	fs.BoolVar(&c.Static, "static", c.Static, "static membership: group.instance.id = name")
 	fs.BoolVar(&c.Control, "control-stdin", c.Control, "read driver commands (slow <duration>) from standard input")
+	fs.StringVar(&c.ClockURL, "clock-url", c.ClockURL, "the driver's time endpoint: measure this clock against it at start and end (empty: not measured)")
+	fs.DurationVar(&c.ClockSkew, "clock-skew", c.ClockSkew, "testing only: add this to every time the member stamps, a clock running that far ahead")
 }
 
 // Args renders c as the member's flags (every flag, so that the member's
@@ -230,6 +241,12 @@ func (c *Config) validate() error {
 	}
 	if c.Topic == "" {
 		bad("--topic: required")
+	}
+	if c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") {
+		bad("--clock-url %q: expected an http:// address (the driver's time endpoint)", c.ClockURL)
+	}
+	if c.ClockSkew <= -history.MaxClockOffset || c.ClockSkew >= history.MaxClockOffset {
+		bad("--clock-skew %v: expected within +-%v", c.ClockSkew, time.Duration(history.MaxClockOffset))
 	}
 	_, strategyKnown := vocab.LookupStrategy(c.Strategy)
 	if !strategyKnown {

@@ -36,6 +36,10 @@ final class Config {
     long autoCommitIntervalNs;
     boolean staticMembership;
     boolean control;
+    /** The driver's time endpoint (empty: the clock is not measured). */
+    String clockUrl;
+    /** Testing only: added to every time the member stamps. */
+    long clockSkewNs;
 
     /** The kind of value a flag takes. */
     private enum Kind { STRING, INT, LONG, DURATION, BOOL }
@@ -67,7 +71,9 @@ final class Config {
         new Flag("max-poll-interval", Kind.DURATION, (c, v) -> c.maxPollIntervalNs = duration("max-poll-interval", v), c -> c.maxPollIntervalNs),
         new Flag("auto-commit-interval", Kind.DURATION, (c, v) -> c.autoCommitIntervalNs = duration("auto-commit-interval", v), c -> c.autoCommitIntervalNs),
         new Flag("static", Kind.BOOL, (c, v) -> c.staticMembership = bool("static", v), c -> c.staticMembership),
-        new Flag("control-stdin", Kind.BOOL, (c, v) -> c.control = bool("control-stdin", v), c -> c.control));
+        new Flag("control-stdin", Kind.BOOL, (c, v) -> c.control = bool("control-stdin", v), c -> c.control),
+        new Flag("clock-url", Kind.STRING, (c, v) -> c.clockUrl = v, c -> c.clockUrl),
+        new Flag("clock-skew", Kind.DURATION, (c, v) -> c.clockSkewNs = duration("clock-skew", v), c -> c.clockSkewNs));
 
     /**
      * Parses the flags as Go's flag package reads them: -name=value,
