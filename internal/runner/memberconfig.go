@@ -25,6 +25,7 @@ func (c *cellRun) memberConfig(name string, inc int) member.Config {
 	cfg.Bootstrap, cfg.Group, cfg.Topic = c.cluster.Bootstrap(), c.group, c.topic
 	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
 	cfg.Control = true
+	cfg.ClockURL, cfg.ClockSkew = c.opts.clockURL, c.opts.ClockSkew[name]
 	// The cluster's properties, then the workload's over them.
 	props := kafkaconf.Props{}
 	maps.Copy(props, c.cluster.Props())

@@ -1,0 +1,255 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/check"
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkatest"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
+	"github.com/chaosbench/chaosbench/internal/runner"
+	"github.com/chaosbench/chaosbench/internal/summary"
+)
+
+// skewed is a short cell with a crash in it: the metrics that join two
+// processes' clocks (the pause from the driver's kill to a member's first
+// record, latency from the producer's intended time to a member's
+// processing) move by seconds when the clocks disagree.
+const skewed = `
+name: clock-skew
+seed: 3
+duration: 14s
+topic: {name: clock-skew, partitions: 6, replication: 1}
+keys: {count: 200, format: "k%04d", distribution: uniform}
+producer: {client: franz, rate: 300, partitioner: murmur2}
+consumer:
+  members: 3
+  processing: {cost: 1ms, distribution: fixed}
+  session_timeout: 3s
+  heartbeat_interval: 500ms
+  max_poll_interval: 20s
+strategies: [cooperative-sticky]
+commit_policies: [sync-batch]
+clients: [franz]
+broker: {config: {group.initial.rebalance.delay.ms: "0"}}
+chaos:
+  warmup: 2s
+  drain_timeout: 60s
+  steps:
+    - {at: 5s, action: kill, target: m1}
+`
+
+// The injected clocks: a member 2 s ahead (killed: it measures only at
+// its start), one 0.5 s behind, one 0.75 s ahead, the producer 1.5 s
+// behind.
+var skews = map[string]time.Duration{
+	"m1": 2 * time.Second, "m2": -500 * time.Millisecond, "m3": 750 * time.Millisecond,
+	"producer-0": -1500 * time.Millisecond,
+}
+
+// A real run whose processes' clocks are skewed gives the verdicts and
+// the metrics of the same run on one clock, within what two runs of one
+// workload differ by on this host; the same history without its clock
+// events does not. Each process measured its skew within its error bound.
+func TestRunClockSkewCorrected(t *testing.T) {
+	kafkatest.Require(t)
+	spec := loadWorkload(t, skewed)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	o := runner.Options{Spec: spec, Binary: chaosBinary, Warmup: -1,
+		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}}
+	c, err := cluster.Open(ctx, o.ClusterOptions(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	run := func(skew map[string]time.Duration) string {
+		var out strings.Builder
+		o := o
+		o.Open, o.ResultsDir, o.Out, o.ClockSkew = c, t.TempDir(), &out, skew
+		res, err := runner.Run(ctx, o)
+		if err != nil || !res.Complete || len(res.Cells) != 1 {
+			t.Fatalf("run: %v %+v\n%s", err, res, out.String())
+		}
+		return filepath.Join(res.Dir, res.Cells[0])
+	}
+	plain, skewedCell := run(nil), run(skews)
+
+	// Each process measured its clock: the injected skew, within the
+	// bound it gives (and a microsecond of the host's own clock read
+	// twice).
+	var worstErr, worstResidual [2]time.Duration
+	for i, cell := range []string{plain, skewedCell} {
+		files, err := history.Files(runfolder.HistoryDir(cell))
+		if err != nil {
+			t.Fatal(err)
+		}
+		measured := map[string]int{}
+		for _, f := range files {
+			evs, err := history.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range evs {
+				if e.Kind != history.Clock {
+					continue
+				}
+				measured[e.Proc]++
+				want := time.Duration(0)
+				if i == 1 {
+					want = skews[e.Proc]
+				}
+				residual := time.Duration(e.ClockOffset) - want
+				worstErr[i] = max(worstErr[i], time.Duration(e.ClockError))
+				worstResidual[i] = max(worstResidual[i], residual.Abs())
+				if residual.Abs() > time.Duration(e.ClockError)+time.Microsecond {
+					t.Errorf("%s: %s measured %v +- %v, the clock is %v off", filepath.Base(f), e.Proc, time.Duration(e.ClockOffset), time.Duration(e.ClockError), want)
+				}
+			}
+		}
+		// Every process but the driver measures at its start; all but the
+		// killed m1 at their end too.
+		for _, p := range []string{"producer-0", "m2", "m3"} {
+			if measured[p] < 2 {
+				t.Errorf("run %d: %s recorded %d clock events, want its start and end", i, p, measured[p])
+			}
+		}
+		if measured["m1"] < 1 || measured["chaos"] != 0 {
+			t.Errorf("run %d: clock events by process %v", i, measured)
+		}
+	}
+	t.Logf("clock measurements: error bounds up to %v (one clock) and %v (skewed); offsets off the true one by up to %v and %v",
+		worstErr[0], worstErr[1], worstResidual[0], worstResidual[1])
+
+	a := analyze(t, plain)
+	b := analyze(t, skewedCell)
+	raw := analyze(t, withoutClockEvents(t, skewedCell))
+	t.Logf("one clock: %s", figures(a))
+	t.Logf("skewed, corrected: %s", figures(b))
+	t.Logf("skewed, uncorrected: %s", figures(raw))
+	if d := sameRun(a, b); d != "" {
+		t.Errorf("the skewed run, corrected, differs from the run on one clock: %s", d)
+	}
+	if sameRun(a, raw) == "" {
+		t.Errorf("the skewed run without its clock events agrees with the run on one clock: the skews never reached the metrics")
+	}
+}
+
+func analyze(t *testing.T, cell string) *check.Analysis {
+	t.Helper()
+	s, err := check.AnalyzeCell(cell, check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// figures are the numbers sameRun compares.
+func figures(s *check.Analysis) string {
+	return fmt.Sprintf("verdict %s, lost %d, overlap %d, unowned %d, pause max %.0f ms, latency steady p50 %.1f ms p99 %.1f ms, disruption p50 %.1f ms, negative %d",
+		s.Verdict, s.Loss.Lost, s.Overlap.Events, s.Overlap.Unowned, s.Pause.Stats.Max, s.Latency.Steady.P50, s.Latency.Steady.P99, s.Latency.Disruption.P50, s.Latency.Negative)
+}
+
+// The tolerance between two runs of the workload on this host: the pause
+// after the kill is the session timeout and a rebalance, which two runs
+// on a shared two-core host put up to 1 s apart; the steady latency's
+// median is a few milliseconds of processing and polling, up to 250 ms
+// apart under load. The skews are 0.5 to 2 s, and move latency by their
+// differences (m3 against the producer: 2.25 s).
+const (
+	pauseTolerance   = 1000.0 // ms
+	latencyTolerance = 250.0  // ms
+)
+
+// sameRun says how two analyses of the workload differ beyond what two
+// runs of it differ by; "" when they do not.
+func sameRun(a, b *check.Analysis) string {
+	var d []string
+	if a.Verdict != b.Verdict {
+		d = append(d, fmt.Sprintf("verdict %s, %s", a.Verdict, b.Verdict))
+	}
+	verdicts := func(s *check.Analysis) map[string]summary.Verdict {
+		m := map[string]summary.Verdict{}
+		for _, f := range s.Findings {
+			m[f.Checker+"/"+f.Kind] = summary.Worst(m[f.Checker+"/"+f.Kind], f.Verdict)
+		}
+		return m
+	}
+	va, vb := verdicts(a), verdicts(b)
+	for k, v := range va {
+		if vb[k] != v {
+			d = append(d, fmt.Sprintf("finding %s: %s, %s", k, v, vb[k]))
+		}
+	}
+	for k, v := range vb {
+		if _, ok := va[k]; !ok {
+			d = append(d, fmt.Sprintf("finding %s: only in the second (%s)", k, v))
+		}
+	}
+	if a.Loss.Lost != b.Loss.Lost || a.Overlap.Events != b.Overlap.Events || a.Overlap.Unowned != b.Overlap.Unowned {
+		d = append(d, fmt.Sprintf("lost %d, %d; overlap %d, %d; unowned %d, %d", a.Loss.Lost, b.Loss.Lost,
+			a.Overlap.Events, b.Overlap.Events, a.Overlap.Unowned, b.Overlap.Unowned))
+	}
+	if a.Latency.Negative != 0 || b.Latency.Negative != 0 {
+		d = append(d, fmt.Sprintf("records processed before they were meant to be sent: %d, %d", a.Latency.Negative, b.Latency.Negative))
+	}
+	if x, y := a.Pause.Stats.Max, b.Pause.Stats.Max; math.Abs(x-y) > pauseTolerance {
+		d = append(d, fmt.Sprintf("pause max %.0f ms, %.0f ms", x, y))
+	}
+	for _, l := range []struct {
+		name string
+		x, y float64
+	}{{"steady p50", a.Latency.Steady.P50, b.Latency.Steady.P50}, {"disruption p50", a.Latency.Disruption.P50, b.Latency.Disruption.P50}} {
+		if math.Abs(l.x-l.y) > latencyTolerance {
+			d = append(d, fmt.Sprintf("latency %s %.1f ms, %.1f ms", l.name, l.x, l.y))
+		}
+	}
+	return strings.Join(d, "; ")
+}
+
+// withoutClockEvents copies a cell folder with its history's clock
+// events left out: the history as its processes' clocks wrote it, with
+// nothing to correct it by.
+func withoutClockEvents(t *testing.T, cell string) string {
+	t.Helper()
+	out := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(cell, "cell.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "cell.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(runfolder.HistoryDir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, err := history.Files(runfolder.HistoryDir(cell))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keep []byte
+		for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+			if !bytes.HasPrefix(line, []byte(`{"kind":"clock",`)) {
+				keep = append(keep, line...)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(runfolder.HistoryDir(out), filepath.Base(f)), keep, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
