@@ -121,6 +121,7 @@ func newCheckers(g *model) []checker {
 		&movementCheck{g: g},
 		newLatencyCheck(g),
 		newHostCheck(g),
+		&recordTimeCheck{g: g},
 	}
 }
 

@@ -146,6 +146,26 @@ func TestRunClockSkewCorrected(t *testing.T) {
 	if d := sameRun(a, b); d != "" {
 		t.Errorf("the skewed run, corrected, differs from the run on one clock: %s", d)
 	}
+	// The records' timestamps bound each member's corrected clock from
+	// below, independently of the endpoint: corrected, no member is
+	// behind them; uncorrected, m2 (0.5 s behind) is.
+	for _, x := range []struct {
+		name string
+		s    *check.Analysis
+		want string
+	}{{"one clock", a, ""}, {"corrected", b, ""}, {"uncorrected", raw, "m2.0"}} {
+		var got []string
+		for _, f := range x.s.Findings {
+			if f.Kind == "processed_before_timestamp" {
+				for _, e := range f.Examples {
+					got = append(got, e.Proc)
+				}
+			}
+		}
+		if strings.Join(got, ",") != x.want {
+			t.Errorf("%s: members processing before the records' timestamps: %v, want %q", x.name, got, x.want)
+		}
+	}
 	if sameRun(a, raw) == "" || sameHistory(truth, raw) == "" {
 		t.Errorf("the skewed run without its clock events agrees with the run on one clock: the skews never reached the metrics")
 	}
