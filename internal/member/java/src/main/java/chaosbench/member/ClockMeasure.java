@@ -43,10 +43,13 @@ final class ClockMeasure {
             Main.log("clock: endpoint " + cfg.clockUrl + ": " + e.getMessage());
             return;
         }
+        // The whole measurement is bounded as the Go side's (5 s): a
+        // member stopping must not wait long on an endpoint gone.
+        long deadline = System.nanoTime() + 5_000_000_000L;
         boolean found = false;
         long at = 0, offset = 0, error = 0;
         String why = "no sample";
-        for (int i = 0; i < SAMPLES; i++) {
+        for (int i = 0; i < SAMPLES && System.nanoTime() < deadline; i++) {
             long t0 = hist.clock();
             long d;
             try {
