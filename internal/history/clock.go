@@ -2,7 +2,6 @@ package history
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"math"
 	"os"
@@ -132,8 +131,10 @@ func (cs *corrections) apply(c *Correction, e *Event) {
 func scanClocks(paths []string) (*corrections, error) {
 	cs := &corrections{files: make([]Correction, len(paths))}
 	dec := newDecoder()
+	var buf []byte
 	for i, p := range paths {
-		points, proc, err := clockPoints(p, dec)
+		points, proc, b, err := clockPoints(p, dec, buf)
+		buf = b
 		if err != nil {
 			return nil, err
 		}
@@ -157,63 +158,95 @@ func scanClocks(paths []string) (*corrections, error) {
 // clockNeedle is in every line that holds a clock event.
 var clockNeedle = []byte(`"clock"`)
 
-// clockPoints returns the clock events of one file, in file order, and
-// the proc of the process that wrote them. It searches the bytes
-// for the kind's name, a few gigabytes a second, and decodes only the
-// lines that hold it.
-func clockPoints(path string, dec *decoder) ([]ClockPoint, string, error) {
+// clockWindow is how much of a file's head and of its tail the merge
+// searches for clock events: writers put them there (at a process's
+// start, and as its last events), and the rest of a file, nearly all of
+// it, is not read twice. A file no longer than two windows is searched
+// whole.
+const clockWindow = 256 << 10
+
+// clockPoints returns the clock events of one file's head and tail, in
+// file order, and the proc of the process that wrote them. It searches
+// the bytes for the kind's name and decodes only the lines that hold it.
+func clockPoints(path string, dec *decoder, buf []byte) ([]ClockPoint, string, []byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, "", err
+		return nil, "", buf, err
 	}
 	defer f.Close()
-	var points []ClockPoint
-	var proc string
-	buf := make([]byte, 0, 2*MaxLineBytes)
-	var ev Event
-	eof := false
-	for !eof {
-		// Fill the buffer after what is kept from the previous round.
-		n, err := io.ReadFull(f, buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			eof = true
-		} else if err != nil {
-			return nil, "", err
-		}
-		// Whole lines only, unless at the end.
-		end := len(buf)
-		if !eof {
-			end = bytes.LastIndexByte(buf, '\n') + 1
-			if end == 0 {
-				// A line longer than the bound: the merge reports it.
-				end = len(buf)
-			}
-		}
-		for s := buf[:end]; ; {
-			k := bytes.Index(s, clockNeedle)
-			if k < 0 {
-				break
-			}
-			from := bytes.LastIndexByte(s[:k], '\n') + 1
-			to := bytes.IndexByte(s[k:], '\n')
-			if to < 0 {
-				to = len(s)
-			} else {
-				to += k
-			}
-			line := bytes.TrimRight(s[from:to], "\r")
-			ev.Reset()
-			if dec.decode(line, &ev) == nil && ev.Kind == Clock {
-				points = append(points, ClockPoint{T: ev.T, Offset: ev.ClockOffset, Error: ev.ClockError})
-				proc = ev.Proc
-			}
-			if to >= len(s) {
-				break
-			}
-			s = s[to+1:]
-		}
-		buf = append(buf[:0], buf[end:]...)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, "", buf, err
 	}
-	return points, proc, nil
+	size := st.Size()
+	var c clockScan
+	c.dec = dec
+	if size <= 2*clockWindow {
+		buf, err = readAt(f, buf, 0, size)
+		if err != nil {
+			return nil, "", buf, err
+		}
+		c.lines(buf)
+		return c.points, c.proc, buf, nil
+	}
+	// The head's whole lines, then the tail's.
+	buf, err = readAt(f, buf, 0, clockWindow)
+	if err != nil {
+		return nil, "", buf, err
+	}
+	c.lines(buf[:bytes.LastIndexByte(buf, '\n')+1])
+	buf, err = readAt(f, buf, size-clockWindow, clockWindow)
+	if err != nil {
+		return nil, "", buf, err
+	}
+	c.lines(buf[bytes.IndexByte(buf, '\n')+1:])
+	return c.points, c.proc, buf, nil
+}
+
+// readAt reads n bytes of f from off into buf (grown as needed).
+func readAt(f *os.File, buf []byte, off, n int64) ([]byte, error) {
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	m, err := f.ReadAt(buf, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return buf[:m], err
+}
+
+// clockScan gathers the clock events of a file's lines.
+type clockScan struct {
+	dec    *decoder
+	ev     Event
+	points []ClockPoint
+	proc   string
+}
+
+// lines adds the clock events among the lines of b (whole lines; the
+// last may lack its newline).
+func (c *clockScan) lines(b []byte) {
+	for len(b) > 0 {
+		k := bytes.Index(b, clockNeedle)
+		if k < 0 {
+			return
+		}
+		from := bytes.LastIndexByte(b[:k], '\n') + 1
+		to := bytes.IndexByte(b[k:], '\n')
+		next := len(b)
+		if to < 0 {
+			to = len(b)
+		} else {
+			to += k
+			next = to + 1
+		}
+		line := bytes.TrimRight(b[from:to], "\r")
+		c.ev.Reset()
+		if c.dec.decode(line, &c.ev) == nil && c.ev.Kind == Clock {
+			c.points = append(c.points, ClockPoint{T: c.ev.T, Offset: c.ev.ClockOffset, Error: c.ev.ClockError})
+			c.proc = c.ev.Proc
+		}
+		b = b[next:]
+	}
 }

@@ -138,29 +138,45 @@ func TestMergeCorrectsClocks(t *testing.T) {
 	}
 }
 
-// A file's clock events are found wherever they are, across the scan's
-// buffer boundaries, and in lines of any field order.
+// A file's clock events are found in its head and its tail, in lines of
+// any field order, past the windows' cut lines; a line that merely
+// holds the word (a key named clock) is none; a small file is searched
+// whole.
 func TestClockPointsScan(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m1.0.jsonl")
 	var b []byte
 	b = append(b, `{"t":5,"clock_error":9,"kind":"clock","proc":"m1","inc":0,"clock_offset":-4}`+"\r\n"...)
 	pad := Event{Kind: Processed, Proc: "m1", Key: "clock"} // a key named clock is no clock event
-	for len(b) < 3*MaxLineBytes {
+	middle := Event{Kind: Clock, Proc: "m1", ClockOffset: 1000}
+	for len(b) < 3*clockWindow {
 		pad.T++
 		b = append(AppendJSON(b, &pad), '\n')
+		if middle.T == 0 && len(b) > 3*clockWindow/2 {
+			// Beyond both windows: not where writers put them, not read.
+			middle.T = pad.T
+			b = append(AppendJSON(b, &middle), '\n')
+		}
 	}
 	last := Event{Kind: Clock, T: pad.T + 1, Proc: "m1", ClockOffset: 7, ClockError: 3}
 	b = AppendJSON(b, &last) // no newline at the end
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	points, proc, err := clockPoints(path, newDecoder())
+	points, proc, _, err := clockPoints(path, newDecoder(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []ClockPoint{{5, -4, 9}, {last.T, 7, 3}}
 	if proc != "m1" || len(points) != 2 || points[0] != want[0] || points[1] != want[1] {
 		t.Errorf("clockPoints = %v, %q; want %v, m1", points, proc, want)
+	}
+	small := filepath.Join(dir, "m2.0.jsonl")
+	if err := os.WriteFile(small, b[:4096], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	points, _, _, err = clockPoints(small, newDecoder(), nil)
+	if err != nil || len(points) != 1 || points[0] != want[0] {
+		t.Errorf("a small file: %v %v", points, err)
 	}
 }
