@@ -355,9 +355,14 @@ func (p *Producer) Run(ctx context.Context) (*Result, error) {
 		c.close()
 		return nil, fmt.Errorf("topic %s: the %s client sees no %d partitions: %w", p.topic, c.name(), p.wantParts.Load(), err)
 	}
+	// The clock is measured on the clock the events are stamped with
+	// (now), then traffic starts: its first intended times are not
+	// behind by the measurement.
 	p.start = time.Now()
 	p.startNs = p.start.Add(p.cfg.ClockSkew).UnixNano()
 	p.measureClock()
+	p.start = time.Now()
+	p.startNs = p.start.Add(p.cfg.ClockSkew).UnixNano()
 	p.lastTick = p.start
 	p.lat = newLatency(p.cfg.LatencyLog, p.start)
 	p.perPart = make([]int64, p.wantParts.Load())

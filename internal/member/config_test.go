@@ -56,6 +56,8 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 			c.Props = map[string]string{"fetch.max.wait.ms": "soon"}
 		}, "-X fetch.max.wait.ms=soon"},
 		{func(c *Config) { c.Client = vocab.ClientFranz; c.Strategy = vocab.ConsumerUniform; c.Static = true }, "--static"},
+		{func(c *Config) { c.ClockURL = "127.0.0.1:80" }, "--clock-url \"127.0.0.1:80\": expected an http:// address"},
+		{func(c *Config) { c.ClockSkew = 400 * time.Hour }, "--clock-skew 400h0m0s: expected within"},
 	} {
 		c := validConfig()
 		tc.edit(&c)
@@ -80,6 +82,7 @@ func TestArgsRoundTrip(t *testing.T) {
 		SessionTimeout: 7 * time.Second, HeartbeatInterval: 700 * time.Millisecond,
 		MaxPollInterval: 70 * time.Second, AutoCommitInterval: 1500 * time.Millisecond,
 		Static: true, Control: true,
+		ClockURL: "http://127.0.0.1:4567/chaosbench/time", ClockSkew: -1500 * time.Millisecond,
 	}
 	def := Defaults()
 	wv, dv := reflect.ValueOf(want), reflect.ValueOf(def)

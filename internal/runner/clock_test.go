@@ -61,16 +61,32 @@ var skews = map[string]time.Duration{
 // events does not. Each process measured its skew within its error bound.
 func TestRunClockSkewCorrected(t *testing.T) {
 	kafkatest.Require(t)
-	spec := loadWorkload(t, skewed)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
 	defer cancel()
-	o := runner.Options{Spec: spec, Binary: chaosBinary, Warmup: -1,
+	o := runner.Options{Spec: loadWorkload(t, skewed), Binary: chaosBinary, Warmup: -1,
 		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}}
 	c, err := cluster.Open(ctx, o.ClusterOptions(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
+	// The Go members' clocks and the Java member's (its own History and
+	// ClockMeasure), each against the Go producer's.
+	for _, client := range []string{"franz", "java"} {
+		t.Run(client, func(t *testing.T) {
+			o := o
+			if client == "java" {
+				kafkatest.RequireJava(t)
+				o.Spec = loadWorkload(t, strings.Replace(skewed, "clients: [franz]", "clients: [java]", 1))
+			}
+			skewedRuns(ctx, t, c, o)
+		})
+	}
+}
+
+// skewedRuns runs o's cell on c twice, on one clock and with skews, and
+// checks them against each other.
+func skewedRuns(ctx context.Context, t *testing.T, c cluster.Cluster, o runner.Options) {
 	run := func(skew map[string]time.Duration) string {
 		var out strings.Builder
 		o := o
@@ -139,7 +155,9 @@ func TestRunClockSkewCorrected(t *testing.T) {
 	t.Logf("skewed, uncorrected: %s", figures(raw))
 	// The same run: corrected by the measurements, or by the skews as
 	// injected, it must give the same numbers to the measurements' error.
-	if d := sameHistory(truth, b); d != "" {
+	// Two processes' errors apart, and the histograms' millisecond.
+	tol := 1 + 2*float64(worstErr[1])/1e6
+	if d := sameHistory(truth, b, tol); d != "" {
 		t.Errorf("the skewed run, corrected by its clock events, differs from it with the skews taken out exactly: %s", d)
 	}
 	// Another run: the same verdicts, numbers within run-to-run spread.
@@ -166,19 +184,40 @@ func TestRunClockSkewCorrected(t *testing.T) {
 			t.Errorf("%s: members processing before the records' timestamps: %v, want %q", x.name, got, x.want)
 		}
 	}
-	if sameRun(a, raw) == "" || sameHistory(truth, raw) == "" {
+	if sameRun(a, raw) == "" || sameHistory(truth, raw, tol) == "" {
 		t.Errorf("the skewed run without its clock events agrees with the run on one clock: the skews never reached the metrics")
 	}
 }
 
 // sameHistory says how two analyses of one history, its times corrected
 // two ways, differ by more than the clock measurements' error (tens of
-// microseconds here; a millisecond is allowed, the latency histograms'
-// resolution at these values).
-func sameHistory(a, b *check.Analysis) string {
+// microseconds for a Go process, a few milliseconds for a Java member's
+// first measurement): the figures may differ by tol ms (the
+// measurements' error, and the latency histograms' resolution).
+func sameHistory(a, b *check.Analysis, tol float64) string {
 	var d []string
 	if a.Verdict != b.Verdict || a.Loss.Lost != b.Loss.Lost || a.Overlap.Events != b.Overlap.Events || a.Overlap.Unowned != b.Overlap.Unowned || a.Latency.Negative != b.Latency.Negative {
 		d = append(d, figures(a)+" against "+figures(b))
+	}
+	// The latency of every record: its split between the steady state
+	// and the disruptions is not compared. A disruption's catch-up ends
+	// when the lag is back to its level before, a test of which events
+	// come first: a measurement's microseconds can move it by a record
+	// or two, and with them whole stretches of records, and the tail
+	// percentiles of each side. The union's count, mean and maximum do
+	// not move with the split.
+	union := func(s *check.Analysis) (n int64, mean, most float64) {
+		st, di := s.Latency.Steady, s.Latency.Disruption
+		n = st.Count + di.Count
+		if n > 0 {
+			mean = (float64(st.Count)*st.Mean + float64(di.Count)*di.Mean) / float64(n)
+		}
+		return n, mean, max(st.Max, di.Max)
+	}
+	an, amean, amax := union(a)
+	bn, bmean, bmax := union(b)
+	if an != bn {
+		d = append(d, fmt.Sprintf("latency of %d records, %d", an, bn))
 	}
 	for _, x := range []struct {
 		name string
@@ -187,17 +226,13 @@ func sameHistory(a, b *check.Analysis) string {
 		{"pause max", a.Pause.Stats.Max, b.Pause.Stats.Max},
 		{"pause p50", a.Pause.Stats.P50, b.Pause.Stats.P50},
 		{"group stop", a.GroupStop.MaxMs, b.GroupStop.MaxMs},
+		{"latency mean", amean, bmean},
+		{"latency max", amax, bmax},
 		{"latency steady p50", a.Latency.Steady.P50, b.Latency.Steady.P50},
-		{"latency steady p99", a.Latency.Steady.P99, b.Latency.Steady.P99},
-		{"latency disruption p50", a.Latency.Disruption.P50, b.Latency.Disruption.P50},
-		{"latency disruption max", a.Latency.Disruption.Max, b.Latency.Disruption.Max},
 	} {
-		if math.Abs(x.x-x.y) > 1 {
+		if math.Abs(x.x-x.y) > tol {
 			d = append(d, fmt.Sprintf("%s %.3f ms, %.3f ms", x.name, x.x, x.y))
 		}
-	}
-	if a.Latency.Steady.Count != b.Latency.Steady.Count || a.Latency.Disruption.Count != b.Latency.Disruption.Count {
-		d = append(d, fmt.Sprintf("latency counts %d+%d, %d+%d", a.Latency.Steady.Count, a.Latency.Disruption.Count, b.Latency.Steady.Count, b.Latency.Disruption.Count))
 	}
 	return strings.Join(d, "; ")
 }
@@ -219,7 +254,8 @@ func figures(s *check.Analysis) string {
 
 // The tolerance between two runs of the workload on this host: the pause
 // after the kill is the session timeout and a rebalance, which two runs
-// on a shared two-core host put up to 1 s apart; the steady latency's
+// on a shared two-core host put up to 1.4 s apart (Java members, 2.9 s
+// and 4.3 s); so 2 s; the steady latency's
 // median is a few milliseconds of processing and polling, up to 250 ms
 // apart under load. The skews are 0.5 to 2 s, and move latency by their
 // differences (m3 against the producer: 2.25 s). The latency in the
@@ -227,7 +263,7 @@ func figures(s *check.Analysis) string {
 // record or one that waited out the kill, and two runs differ in which
 // (25 ms and 300 ms were seen on a busy host).
 const (
-	pauseTolerance   = 1000.0 // ms
+	pauseTolerance   = 2000.0 // ms
 	latencyTolerance = 250.0  // ms
 )
 

@@ -49,6 +49,16 @@ final class ClockMeasure {
         boolean found = false;
         long at = 0, offset = 0, error = 0;
         String why = "no sample";
+        // One request first, not a sample: a fresh JVM loads and links the
+        // HTTP client's classes on it, milliseconds of round trip.
+        try {
+            client.send(req, HttpResponse.BodyHandlers.discarding());
+        } catch (IOException e) {
+            why = e.toString();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
         for (int i = 0; i < SAMPLES && System.nanoTime() < deadline; i++) {
             long t0 = hist.clock();
             long d;
