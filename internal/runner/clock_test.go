@@ -271,8 +271,25 @@ const (
 // runs of it differ by; "" when they do not.
 func sameRun(a, b *check.Analysis) string {
 	var d []string
-	if a.Verdict != b.Verdict {
+	// The cell's verdict is compared when neither run was timed on a
+	// saturated host: the host check (what else ran on this machine
+	// then) makes the timing checks unknown, run by run. The checks
+	// that stay judged on a saturated host are compared always.
+	if a.Host.Verdict == summary.Valid && b.Host.Verdict == summary.Valid && a.Verdict != b.Verdict {
 		d = append(d, fmt.Sprintf("verdict %s, %s", a.Verdict, b.Verdict))
+	}
+	for _, c := range []struct {
+		name string
+		x, y summary.Verdict
+	}{
+		{"loss", a.Loss.Verdict, b.Loss.Verdict},
+		{"duplicates", a.Duplicates.Verdict, b.Duplicates.Verdict},
+		{"ordering", a.Ordering.Verdict, b.Ordering.Verdict},
+		{"overlap", a.Overlap.Verdict, b.Overlap.Verdict},
+	} {
+		if c.x != c.y {
+			d = append(d, fmt.Sprintf("%s verdict %s, %s", c.name, c.x, c.y))
+		}
 	}
 	verdicts := func(s *check.Analysis) map[string]summary.Verdict {
 		m := map[string]summary.Verdict{}

@@ -2,12 +2,11 @@ package chaosbench.member;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.MalformedURLException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 
 /**
  * The member's clock against the driver's, as internal/clock measures a
@@ -35,11 +34,10 @@ final class ClockMeasure {
         if (cfg.clockUrl == null || cfg.clockUrl.isEmpty()) {
             return;
         }
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofNanos(MAX_ROUND_TRIP_NS)).build();
-        HttpRequest req;
+        URL url;
         try {
-            req = HttpRequest.newBuilder(URI.create(cfg.clockUrl)).timeout(Duration.ofNanos(MAX_ROUND_TRIP_NS)).GET().build();
-        } catch (IllegalArgumentException e) {
+            url = URI.create(cfg.clockUrl).toURL();
+        } catch (IllegalArgumentException | MalformedURLException e) {
             Main.log("clock: endpoint " + cfg.clockUrl + ": " + e.getMessage());
             return;
         }
@@ -50,37 +48,22 @@ final class ClockMeasure {
         long at = 0, offset = 0, error = 0;
         String why = "no sample";
         // One request first, not a sample: a fresh JVM loads and links the
-        // HTTP client's classes on it, milliseconds of round trip.
-        try {
-            client.send(req, HttpResponse.BodyHandlers.discarding());
-        } catch (IOException e) {
-            why = e.toString();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-        }
-        for (int i = 0; i < SAMPLES && System.nanoTime() < deadline; i++) {
+        // HTTP classes on it, and opens the connection the samples reuse
+        // (HttpURLConnection keeps it alive; it answers in the calling
+        // thread, with no hand-off to a client's own threads to time).
+        for (int i = -1; i < SAMPLES && System.nanoTime() < deadline; i++) {
             long t0 = hist.clock();
             long d;
             try {
-                HttpResponse<InputStream> resp = client.send(req, HttpResponse.BodyHandlers.ofInputStream());
-                byte[] b;
-                try (InputStream in = resp.body()) {
-                    b = in.readNBytes(MAX_ANSWER + 1);
-                }
-                if (resp.statusCode() != 200) {
-                    why = "status " + resp.statusCode();
-                    continue;
-                }
-                d = parse(b);
+                d = ask(url);
             } catch (IOException | IllegalArgumentException e) {
                 why = e.toString();
                 continue;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
             }
             long t1 = hist.clock();
+            if (i < 0) {
+                continue;
+            }
             long rtt = t1 - t0;
             if (rtt < 0 || rtt > MAX_ROUND_TRIP_NS) {
                 why = "round trip " + rtt + " ns";
@@ -104,6 +87,23 @@ final class ClockMeasure {
         e.clockOffset = offset;
         e.clockError = error;
         hist.append(e);
+    }
+
+    /** One request: the driver's time. */
+    private static long ask(URL url) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) url.openConnection();
+        int timeout = (int) (MAX_ROUND_TRIP_NS / 1_000_000);
+        c.setConnectTimeout(timeout);
+        c.setReadTimeout(timeout);
+        int status = c.getResponseCode();
+        byte[] b;
+        try (InputStream in = status == 200 ? c.getInputStream() : c.getErrorStream()) {
+            b = in == null ? new byte[0] : in.readNBytes(MAX_ANSWER + 1);
+        }
+        if (status != 200) {
+            throw new IOException("status " + status);
+        }
+        return parse(b);
     }
 
     /** The endpoint's answer: Unix nanoseconds, above 0 and below 2^62. */
