@@ -149,6 +149,7 @@ func newCheckers(g *model) []checker {
 		newLatencyCheck(g),
 		newHostCheck(g),
 		newExactlyOnceCheck(g),
+		&recordTimeCheck{g: g},
 	}
 }
 

@@ -24,7 +24,8 @@ import (
 // parts=partitions (comma-separated), and lat=L for a processed record's
 // latency: intended_t is L ms before the event, or it=V[+K] for an
 // intended_t of V ms from the origin (growing by K per repetition), st=V[+K]
-// likewise for a produced record's sent_t. A key may contain {r},
+// likewise for a produced record's sent_t, rt=V[+K] for a processed
+// record's record_t (its Kafka timestamp). A key may contain {r},
 // the repetition's number. "T PROC raw TEXT" writes TEXT as a line of
 // PROC's file verbatim (a malformed line); "T PROC rawtail TEXT" writes it
 // as the file's last line, without a newline (a writer cut off). `go test -run TestKnownAnswers -update` writes the
@@ -157,6 +158,9 @@ func setField(e *history.Event, k, v string, r int, t float64) error {
 	case "st":
 		x, err = grow(v, r)
 		e.SentT = origin + x*1e6
+	case "rt":
+		x, err = grow(v, r)
+		e.RecordT = origin + x*1e6
 	case "lat":
 		var f float64
 		f, err = strconv.ParseFloat(v, 64)

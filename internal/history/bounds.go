@@ -25,6 +25,10 @@ const (
 	// is the year 2116, and below it the difference of any two times is
 	// an int64 duration. A time beyond it is none a clock gave.
 	MaxTime = 1 << 62
+	// MaxClockOffset bounds a clock event's clock_offset (either way)
+	// and clock_error: 2^50 ns is thirteen days, beyond any clock that
+	// runs a benchmark, and keeps a corrected time within an int64.
+	MaxClockOffset = 1 << 50
 	// MaxLineBytes bounds a line: events are a few hundred bytes; a longer
 	// line is read past, not gathered.
 	MaxLineBytes = 1 << 20
@@ -56,6 +60,10 @@ func checkBounds(e *Event) error {
 		return fmt.Errorf("field \"intended_t\": %d, expected a time from 1970 to 2116 (Unix nanoseconds below %d)", e.IntendedT, int64(MaxTime))
 	case e.SentT < 0 || e.SentT >= MaxTime:
 		return fmt.Errorf("field \"sent_t\": %d, expected a time from 1970 to 2116 (Unix nanoseconds below %d)", e.SentT, int64(MaxTime))
+	case e.ClockOffset <= -MaxClockOffset || e.ClockOffset >= MaxClockOffset:
+		return out("clock_offset", e.ClockOffset, -MaxClockOffset+1, MaxClockOffset-1)
+	case e.ClockError < 0 || e.ClockError >= MaxClockOffset:
+		return out("clock_error", e.ClockError, 0, MaxClockOffset-1)
 	case len(e.Partitions) > MaxPartitions:
 		return fmt.Errorf("field \"partitions\": %d partitions, expected at most %d", len(e.Partitions), MaxPartitions)
 	}

@@ -38,7 +38,7 @@ func bothWays(line []byte) (Event, error, string) {
 	return fast, ferr, ""
 }
 
-var allKinds = []Kind{Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, "future_kind"}
+var allKinds = []Kind{Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, Clock, "future_kind"}
 
 // randomEvent draws an event of any kind with any field set, values
 // across their ranges, strings that need escapes now and then.
@@ -89,6 +89,7 @@ func randomEvent(r *rand.Rand) Event {
 		Action: str(), Target: str(), TargetInc: int(num()), Step: int(num()),
 		State: str(), Phase: str(), Strategy: str(), Client: str(), Policy: str(), Group: str(),
 		Host: str(), PID: int(num()), ExitStatus: int(num()), Signal: str(), ClockOffset: num(),
+		ClockError: num(),
 	}
 	if r.IntN(2) == 0 {
 		e.Params = []string{`{"duration_ms":20000}`, `{"n":[1,2,{"a":"}"}],"s":"x\"y"}`, `[]`, `"s"`, `-1.5e3`, `null`}[r.IntN(6)]
@@ -120,6 +121,8 @@ func inBounds(e *Event) {
 	e.Step = int(fold(int64(e.Step), 0, MaxStep-1))
 	e.IntendedT = fold(e.IntendedT, 0, MaxTime-1)
 	e.SentT = fold(e.SentT, 0, MaxTime-1)
+	e.ClockOffset = fold(e.ClockOffset, -MaxClockOffset+1, MaxClockOffset-1)
+	e.ClockError = fold(e.ClockError, 0, MaxClockOffset-1)
 	for i, p := range e.Partitions {
 		e.Partitions[i] = int32(fold(int64(p), 0, MaxPartitions-1))
 	}

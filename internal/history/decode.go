@@ -307,6 +307,8 @@ func kindOf(d *decoder, s []byte) Kind {
 		return Txn
 	case "output":
 		return Output
+	case "clock":
+		return Clock
 	}
 	return Kind(d.internBytes(s))
 }

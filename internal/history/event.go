@@ -43,6 +43,10 @@ const (
 	// Seq and Producer are the input record's, Target, TargetInc and Step
 	// the writing member's incarnation and transaction.
 	Output Kind = "output"
+	// Clock: the writer measured its clock against the driver's
+	// (clock_offset, clock_error), at its start and at its end; the
+	// merge corrects the file's times by it (clock.go).
+	Clock Kind = "clock"
 )
 
 // Transaction states (Txn events) and isolation levels (Output events).
@@ -115,6 +119,9 @@ type Event struct {
 	ExitStatus  int    `json:"exit_status,omitempty"`
 	Signal      string `json:"signal,omitempty"`
 	ClockOffset int64  `json:"clock_offset,omitempty"`
+	// ClockError bounds a clock event's ClockOffset: half the round trip
+	// of the measurement, ns.
+	ClockError int64 `json:"clock_error,omitempty"`
 }
 
 // Reset zeroes e, keeping the capacity of its Partitions slice, so that a
@@ -133,7 +140,8 @@ func (k Kind) hasPartition() bool {
 // Known reports whether k is one of the documented kinds.
 func (k Kind) Known() bool {
 	switch k {
-	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, Probe, Txn, Output:
+	case Produced, Assigned, Revoked, Lost, Processed, Committed, Chaos, Member, Phase, Probe, Txn, Output,
+		Clock:
 		return true
 	}
 	return false

@@ -57,6 +57,7 @@ var fieldSpecs = [...]fieldSpec{
 	{"exit_status", tInt, ifNonZero, unsafe.Offsetof(Event{}.ExitStatus)},
 	{"signal", tInterned, ifNonZero, unsafe.Offsetof(Event{}.Signal)},
 	{"clock_offset", tInt64, ifNonZero, unsafe.Offsetof(Event{}.ClockOffset)},
+	{"clock_error", tInt64, ifNonZero, unsafe.Offsetof(Event{}.ClockError)},
 }
 
 // fieldSpec describes one Event field (fieldSpecs).

@@ -29,6 +29,8 @@ type Merger struct {
 	last *feed
 	stop chan struct{}
 	wg   sync.WaitGroup
+	// clocks correct the files' times onto the driver's clock (clock.go).
+	clocks *corrections
 }
 
 // feed is one file of a merge: its decoding goroutine fills batches, the
@@ -48,6 +50,9 @@ type feed struct {
 	// lastT is the time of the file's last event the merge returned.
 	lastT    int64
 	closeErr error
+	// clock corrects the file's times; clocks, the merge's corrections.
+	clock  *Correction
+	clocks *corrections
 }
 
 // batch is a run of a file's lines. Its items were written on another
@@ -128,8 +133,14 @@ func OpenDir(dir string) (*Merger, error) {
 }
 
 // OpenMerged opens the given files for merging and starts decoding them.
+// Each file's times are put on the driver's clock by the file's clock
+// events (clock.go); files without any are read as written.
 func OpenMerged(paths ...string) (*Merger, error) {
-	m := &Merger{stop: make(chan struct{})}
+	clocks, err := scanClocks(paths)
+	if err != nil {
+		return nil, err
+	}
+	m := &Merger{stop: make(chan struct{}), clocks: clocks}
 	readers := make([]*FileReader, 0, len(paths))
 	for _, p := range paths {
 		r, err := OpenFile(p)
@@ -152,6 +163,9 @@ func OpenMerged(paths ...string) (*Merger, error) {
 	for i, r := range readers {
 		n := ahead[i]
 		f := &feed{index: i, r: r, batches: n, full: make(chan *batch, n), free: make(chan *batch, n)}
+		if clocks.any {
+			f.clock, f.clocks = &clocks.files[i], clocks
+		}
 		m.feeds = append(m.feeds, f)
 		m.wg.Add(1)
 		go func() {
@@ -200,6 +214,9 @@ func (f *feed) decode(stop <-chan struct{}, size int) {
 				it.ev.T = lastT
 				b.bad++
 			} else {
+				if f.clocks != nil {
+					f.clocks.apply(f.clock, &it.ev)
+				}
 				lastT = it.ev.T
 			}
 			b.ts[b.n] = it.ev.T

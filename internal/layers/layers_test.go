@@ -19,7 +19,7 @@ var layer = map[string]int{
 	"internal/testcert": 0, "internal/schema": 0, "internal/kafkarelease": 0, "internal/clip": 0,
 	"internal/layers": 0, "internal/stamp": 0, "internal/stat": 0, "internal/autoscale": 0,
 
-	"workloads": 1, "assign": 1, "internal/kafkaconf": 1, "internal/launcher": 1, "internal/probe": 1,
+	"workloads": 1, "assign": 1, "internal/kafkaconf": 1, "internal/launcher": 1, "internal/probe": 1, "internal/clock": 1,
 	"internal/netfault": 1,
 	"internal/summary":  1,
 

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/clock"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/keygen"
@@ -72,6 +73,16 @@ type Config struct {
 	// StopGrace is how long records in flight may still be acknowledged
 	// after ctx is cancelled, before the rest is purged; default 5s.
 	StopGrace time.Duration
+	// ClockURL is the driver's time endpoint (internal/clock): the
+	// producer measures its clock against it before its traffic and after
+	// it, and records each measurement as a clock event. Empty: not
+	// measured.
+	ClockURL string
+	// ClockSkew is for tests of the clock correction: it is added to
+	// every time the producer stamps (its events' times, the stamps'
+	// intended and sent times, the clock it measures), as if its clock
+	// ran that far ahead of the host's.
+	ClockSkew time.Duration
 }
 
 // Progress is a snapshot of a running producer.
@@ -193,6 +204,9 @@ func New(cfg Config) (*Producer, error) {
 	}
 	if len(cfg.Proc) > stamp.MaxProducer {
 		return nil, fmt.Errorf("loadgen: producer name of %d bytes: a record's stamp holds at most %d", len(cfg.Proc), stamp.MaxProducer)
+	}
+	if cfg.ClockSkew <= -history.MaxClockOffset || cfg.ClockSkew >= history.MaxClockOffset {
+		return nil, fmt.Errorf("loadgen: clock skew %v: expected within +-%v", cfg.ClockSkew, time.Duration(history.MaxClockOffset))
 	}
 	if cfg.MaxOutstanding <= 0 {
 		cfg.MaxOutstanding = 100_000
@@ -341,8 +355,14 @@ func (p *Producer) Run(ctx context.Context) (*Result, error) {
 		c.close()
 		return nil, fmt.Errorf("topic %s: the %s client sees no %d partitions: %w", p.topic, c.name(), p.wantParts.Load(), err)
 	}
+	// The clock is measured on the clock the events are stamped with
+	// (now), then traffic starts: its first intended times are not
+	// behind by the measurement.
 	p.start = time.Now()
-	p.startNs = p.start.UnixNano()
+	p.startNs = p.start.Add(p.cfg.ClockSkew).UnixNano()
+	p.measureClock()
+	p.start = time.Now()
+	p.startNs = p.start.Add(p.cfg.ClockSkew).UnixNano()
 	p.lastTick = p.start
 	p.lat = newLatency(p.cfg.LatencyLog, p.start)
 	p.perPart = make([]int64, p.wantParts.Load())
@@ -371,6 +391,7 @@ func (p *Producer) Run(ctx context.Context) (*Result, error) {
 	c.close()
 	close(tickStop)
 	<-tickDone
+	p.measureClock()
 
 	end := time.Now()
 	p.mu.Lock()
@@ -399,6 +420,31 @@ func (p *Producer) Run(ctx context.Context) (*Result, error) {
 		errs = append(errs, fmt.Errorf("%d records were never reported by the client (flush: %v)", unreported, flushErr))
 	}
 	return res, errors.Join(errs...)
+}
+
+// measureClock measures the producer's clock against the driver's time
+// endpoint, if it has one, and records it (a clock event). A failure is
+// logged: the producer's history is then read on its own clock.
+func (p *Producer) measureClock() {
+	if p.cfg.ClockURL == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	m, err := clock.Measure(ctx, p.cfg.ClockURL, p.now, clock.Samples)
+	if err != nil {
+		if p.cfg.Log != nil {
+			fmt.Fprintf(p.cfg.Log, "%s: clock: %v\n", time.Now().Format(time.RFC3339Nano), err)
+		}
+		return
+	}
+	ev := m.Event()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.cfg.History.Append(&ev); err != nil && p.failed.Load() == nil {
+		e := fmt.Errorf("history: %w", err)
+		p.failed.Store(&e)
+	}
 }
 
 // ticker flushes the history every 100 ms and, every second, closes a

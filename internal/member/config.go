@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -79,6 +80,15 @@ type Config struct {
 	// open this long. Neither (0, 0): after every batch.
 	CommitRecords  int
 	CommitInterval time.Duration
+
+	// ClockURL is the driver's time endpoint (internal/clock): the member
+	// measures its clock against it at its start and at its end and
+	// records each measurement as a clock event. Empty: not measured.
+	ClockURL string
+	// ClockSkew is for tests of the clock correction: it is added to
+	// every time the member stamps (its history's t, the clock it
+	// measures), as if its clock ran that far ahead of the host's.
+	ClockSkew time.Duration
 }
 
 // Defaults are the member's settings where neither the driver nor the
@@ -127,6 +137,8 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.TransactionTimeout, "transaction-timeout", c.TransactionTimeout, "transactional policy: transaction.timeout.ms")
 	fs.IntVar(&c.CommitRecords, "commit-records", c.CommitRecords, "transactional policy: commit after the batch at which the transaction holds this many records (0: not by count)")
 	fs.DurationVar(&c.CommitInterval, "commit-interval", c.CommitInterval, "transactional policy: commit once the transaction has been open this long (0: not by time)")
+	fs.StringVar(&c.ClockURL, "clock-url", c.ClockURL, "the driver's time endpoint: measure this clock against it at start and end (empty: not measured)")
+	fs.DurationVar(&c.ClockSkew, "clock-skew", c.ClockSkew, "testing only: add this to every time the member stamps, a clock running that far ahead")
 }
 
 // Args renders c as the member's flags (every flag, so that the member's
@@ -251,6 +263,12 @@ func (c *Config) validate() error {
 	}
 	if c.Topic == "" {
 		bad("--topic: required")
+	}
+	if c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") {
+		bad("--clock-url %q: expected an http:// address (the driver's time endpoint)", c.ClockURL)
+	}
+	if c.ClockSkew <= -history.MaxClockOffset || c.ClockSkew >= history.MaxClockOffset {
+		bad("--clock-skew %v: expected within +-%v", c.ClockSkew, time.Duration(history.MaxClockOffset))
 	}
 	_, strategyKnown := vocab.LookupStrategy(c.Strategy)
 	if !strategyKnown {

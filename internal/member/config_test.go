@@ -75,6 +75,8 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 			c.Client, c.Policy, c.OutputTopic, c.TransactionalID = vocab.ClientFranz, vocab.PolicyTransactional, "o", "g.m1"
 			c.CommitInterval = time.Minute
 		}, "--commit-interval"},
+		{func(c *Config) { c.ClockURL = "127.0.0.1:80" }, "--clock-url \"127.0.0.1:80\": expected an http:// address"},
+		{func(c *Config) { c.ClockSkew = 400 * time.Hour }, "--clock-skew 400h0m0s: expected within"},
 	} {
 		c := validConfig()
 		tc.edit(&c)
@@ -101,6 +103,7 @@ func TestArgsRoundTrip(t *testing.T) {
 		Static: true, Control: true,
 		OutputTopic: "t.out", TransactionalID: "g.m3", TransactionTimeout: 20 * time.Second,
 		CommitRecords: 100, CommitInterval: 2 * time.Second,
+		ClockURL: "http://127.0.0.1:4567/chaosbench/time", ClockSkew: -1500 * time.Millisecond,
 	}
 	def := Defaults()
 	wv, dv := reflect.ValueOf(want), reflect.ValueOf(def)

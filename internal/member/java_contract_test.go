@@ -62,6 +62,8 @@ func TestJavaReadsEveryFlag(t *testing.T) {
 		AutoCommitInterval: 1250 * time.Millisecond,
 		Static:             true,
 		Control:            true,
+		ClockURL:           "http://127.0.0.1:4567/chaosbench/time",
+		ClockSkew:          -1500 * time.Millisecond,
 	}
 	view, _, _ := javaView(t, j, cfg)
 	fs := flag.NewFlagSet("member", flag.ContinueOnError)

@@ -6,8 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
+	"time"
 
+	"github.com/chaosbench/chaosbench/internal/clock"
 	"github.com/chaosbench/chaosbench/internal/history"
 )
 
@@ -38,6 +41,7 @@ func TestJavaHistoryReadsAsGo(t *testing.T) {
 		{Kind: history.Revoked, T: 1007, Topic: "orders", Partitions: []int32{3}, Gen: 7},
 		{Kind: history.Lost, T: 1008, Topic: "orders", Partitions: []int32{}},
 		{Kind: history.Member, T: 1008, State: history.StateStopping},
+		{Kind: history.Clock, T: 1010, ClockOffset: -2_000_000_123, ClockError: 41_500},
 	}
 	var gob []byte
 	for i := range want {
@@ -52,24 +56,19 @@ func TestJavaHistoryReadsAsGo(t *testing.T) {
 		t.Errorf("the Java history differs from the Go writer's:\njava:\n%s\ngo:\n%s", got, gob)
 	}
 
-	m, err := history.OpenDir(dir)
+	// Read as written: one file, no merge (which would put its times on
+	// the driver's clock by its clock event).
+	evs, err := history.ReadFile(filepath.Join(dir, history.FileName("m7", 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
 	// Invalid UTF-8 in a key reads back as U+FFFD, as from the Go writer.
 	want[3].Key = "k\"\\\n\x01é\uFFFDz"
-	for i := 0; ; i++ {
-		e, err := m.Next()
-		if err != nil {
-			if i != len(want) {
-				t.Fatalf("read %d events, want %d: %v", i, len(want), err)
-			}
-			break
-		}
-		if i >= len(want) {
-			t.Fatalf("more than %d events", len(want))
-		}
+	if len(evs) != len(want) {
+		t.Fatalf("read %d events, want %d", len(evs), len(want))
+	}
+	for i := range evs {
+		e := &evs[i]
 		g := *e
 		if len(g.Partitions) == 0 && want[i].Partitions != nil {
 			g.Partitions = []int32{}
@@ -78,4 +77,41 @@ func TestJavaHistoryReadsAsGo(t *testing.T) {
 			t.Errorf("event %d:\n got %+v\nwant %+v", i, g, want[i])
 		}
 	}
+}
+
+// The Java member measures its clock as the Go members do: against a
+// real time endpoint, a clock 2 s ahead (skewed) is found 2 s ahead,
+// within the measurement's error bound, and recorded as a clock event.
+func TestJavaMeasuresItsClock(t *testing.T) {
+	j := requireJava(t)
+	srv, err := clock.Serve("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	const skew = 2 * time.Second
+	cmd := exec.Command(j.Java, "-cp", j.Classpath, "chaosbench.member.HistorySample", dir, srv.URL(), strconv.FormatInt(int64(skew), 10))
+	cmd.Env = javaEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("HistorySample: %v\n%s", err, out)
+	}
+	evs, err := history.ReadFile(filepath.Join(dir, history.FileName("m8", 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].Kind != history.Clock {
+		t.Fatalf("want one clock event, got %+v", evs)
+	}
+	e := evs[0]
+	if e.ClockError <= 0 || e.ClockError > int64(clock.MaxRoundTrip)/2 {
+		t.Errorf("error bound %d ns", e.ClockError)
+	}
+	if d := e.ClockOffset - int64(skew); d > e.ClockError+1 || d < -e.ClockError-1 {
+		t.Errorf("offset %v, want %v within %v", time.Duration(e.ClockOffset), skew, time.Duration(e.ClockError))
+	}
+	if now := time.Now().Add(skew).UnixNano(); e.T > now || e.T < now-int64(time.Minute) {
+		t.Errorf("t %d is not on the skewed clock (now %d)", e.T, now)
+	}
+	t.Logf("java: offset %v +- %v", time.Duration(e.ClockOffset), time.Duration(e.ClockError))
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/clock"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/stamp"
@@ -445,11 +446,15 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if cfg.ClockSkew != 0 {
+		hist.Skew(cfg.ClockSkew)
+	}
 	s := newState(&cfg, hist, log)
 	host, _ := os.Hostname()
 	s.append(&history.Event{Kind: history.Member, State: history.StateStarted,
 		Strategy: cfg.Strategy, Client: cfg.Client, Policy: cfg.Policy, Group: cfg.Group,
 		Host: host, PID: os.Getpid()})
+	s.measureClock()
 	if err := s.flush(); err != nil {
 		return err
 	}
@@ -478,10 +483,29 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	}
 	stopProbe()
 	<-probeDone
+	s.measureClock()
 	if cerr := hist.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// measureClock measures the member's clock against the driver's time
+// endpoint, if it has one, and records it (a clock event). A failure is
+// logged: the member's history is then read on its own clock.
+func (s *state) measureClock() {
+	if s.cfg.ClockURL == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	m, err := clock.Measure(ctx, s.cfg.ClockURL, s.hist.Now, clock.Samples)
+	if err != nil {
+		s.logf("clock: %v", err)
+		return
+	}
+	ev := m.Event()
+	s.append(&ev)
 }
 
 type configError struct{ err error }

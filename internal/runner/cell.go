@@ -113,7 +113,7 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		return err
 	}
 	defer plog.Close()
-	c.prod, err = newProducer(spec, c.topic, c.cluster, c.histDir, c.dir, plog)
+	c.prod, err = newProducer(spec, c.topic, c.cluster, c.histDir, c.dir, plog, c.opts.clockURL, c.opts.ClockSkew["producer-0"])
 	if err != nil {
 		return err
 	}

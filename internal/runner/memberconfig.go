@@ -30,6 +30,7 @@ func (c *cellRun) memberConfig(name string, inc int) member.Config {
 		cfg.OutputTopic = c.outputTopic
 		cfg.TransactionalID = member.TransactionalID(c.opts.Spec.Consumer.Transaction.TransactionalID, c.group, name, inc)
 	}
+	cfg.ClockURL, cfg.ClockSkew = c.opts.clockURL, c.opts.ClockSkew[name]
 	// The cluster's properties, then the workload's over them.
 	props := kafkaconf.Props{}
 	maps.Copy(props, c.cluster.Props())

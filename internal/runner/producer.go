@@ -47,11 +47,12 @@ type engineProducer struct {
 	lastErr error
 }
 
-func newProducer(spec *workloads.Spec, topic string, c cluster.Cluster, histDir, outDir string, log io.Writer) (trafficProducer, error) {
+func newProducer(spec *workloads.Spec, topic string, c cluster.Cluster, histDir, outDir string, log io.Writer, clockURL string, skew time.Duration) (trafficProducer, error) {
 	hist, err := history.Create(histDir, "producer-0", 0)
 	if err != nil {
 		return nil, err
 	}
+	hist.Skew(skew)
 	hlog, err := os.OpenFile(filepath.Join(outDir, "producer.hlog"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		hist.Close()
@@ -60,6 +61,7 @@ func newProducer(spec *workloads.Spec, topic string, c cluster.Cluster, histDir,
 	p, err := loadgen.New(loadgen.Config{
 		Spec: spec, Topic: topic, Bootstrap: netBootstrap(c, workloads.ProducerTarget), Props: c.Props(),
 		History: hist, Proc: "producer-0", LatencyLog: hlog, Log: log,
+		ClockURL: clockURL, ClockSkew: skew,
 	})
 	if err != nil {
 		hist.Close()

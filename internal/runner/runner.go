@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/clock"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/launcher"
@@ -58,6 +59,17 @@ type Options struct {
 	// brokers served traffic and group rebalances until their CPU stops
 	// falling, warmup.go): 0 is DefaultWarmup, a negative value none.
 	Warmup time.Duration
+
+	// ClockSkew, for tests of the clock correction, skews the clocks of
+	// the processes it names (a member "m2", the producer "producer-0"):
+	// each stamps every time it records that far ahead, as a process on
+	// a host whose clock differs would. The analysis corrects it away by
+	// the clock events (docs/history.md, "Clock correction").
+	ClockSkew map[string]time.Duration
+
+	// clockURL is the driver's time endpoint, which every process of a
+	// cell measures its clock against (internal/clock).
+	clockURL string
 
 	// live: Out is a terminal, where the progress line is redrawn in place
 	// every second; elsewhere (a CI log, a file) it is a plain line every
@@ -351,6 +363,14 @@ func interrupted(ctx context.Context, err error) error {
 // runCells runs every cell, o.Repeat times each, in order. A failed cell
 // is reported and the run goes on; an interruption ends it.
 func runCells(ctx context.Context, o *Options, plan Plan, dir, stamp string, c cluster.Cluster, info cluster.Info) error {
+	// The driver's clock, for every process to measure its own against.
+	// The processes of a local run are on this host: the loopback.
+	srv, err := clock.Serve("127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	o.clockURL = srv.URL()
 	var failed []string
 	for _, s := range schedule(o.Cells, o.Repeat) {
 		cell, k := s.cell, s.iter

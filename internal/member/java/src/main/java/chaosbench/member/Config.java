@@ -41,6 +41,10 @@ final class Config {
     long transactionTimeoutNs;
     int commitRecords;
     long commitIntervalNs;
+    /** The driver's time endpoint (empty: the clock is not measured). */
+    String clockUrl;
+    /** Testing only: added to every time the member stamps. */
+    long clockSkewNs;
 
     /** The kind of value a flag takes. */
     private enum Kind { STRING, INT, LONG, DURATION, BOOL }
@@ -77,7 +81,9 @@ final class Config {
         new Flag("transactional-id", Kind.STRING, (c, v) -> c.transactionalId = v, c -> c.transactionalId),
         new Flag("transaction-timeout", Kind.DURATION, (c, v) -> c.transactionTimeoutNs = duration("transaction-timeout", v), c -> c.transactionTimeoutNs),
         new Flag("commit-records", Kind.INT, (c, v) -> c.commitRecords = parseInt("commit-records", v), c -> c.commitRecords),
-        new Flag("commit-interval", Kind.DURATION, (c, v) -> c.commitIntervalNs = duration("commit-interval", v), c -> c.commitIntervalNs));
+        new Flag("commit-interval", Kind.DURATION, (c, v) -> c.commitIntervalNs = duration("commit-interval", v), c -> c.commitIntervalNs),
+        new Flag("clock-url", Kind.STRING, (c, v) -> c.clockUrl = v, c -> c.clockUrl),
+        new Flag("clock-skew", Kind.DURATION, (c, v) -> c.clockSkewNs = duration("clock-skew", v), c -> c.clockSkewNs));
 
     /**
      * Parses the flags as Go's flag package reads them: -name=value,

@@ -51,6 +51,8 @@ final class History implements AutoCloseable {
         String group;
         String host;
         long pid;
+        long clockOffset;
+        long clockError;
 
         Event(String kind) {
             this.kind = kind;
@@ -64,6 +66,7 @@ final class History implements AutoCloseable {
     private byte[] buf = new byte[64 << 10];
     private int len;
     private long last;
+    private long skew;
     private IOException err;
 
     private History(FileChannel ch, String path, String proc, int inc) {
@@ -88,6 +91,20 @@ final class History implements AutoCloseable {
     }
 
     /**
+     * Adds ns to every time this history stamps from now on (a clock
+     * running that far ahead, as Go's Writer.Skew): for tests of the
+     * clock correction.
+     */
+    synchronized void skew(long ns) {
+        skew = ns;
+    }
+
+    /** The time append would stamp an event with now (Go's Writer.Now). */
+    synchronized long clock() {
+        return Math.max(now() + skew, last);
+    }
+
+    /**
      * Appends e, stamped now unless it has a time. Times in one file never
      * go backwards: an event stamped earlier than its predecessor (a
      * wall-clock step) gets the predecessor's time.
@@ -97,7 +114,7 @@ final class History implements AutoCloseable {
             throw err;
         }
         if (e.t == 0) {
-            e.t = now();
+            e.t = now() + skew;
         }
         if (e.t < last) {
             e.t = last;
@@ -194,6 +211,8 @@ final class History implements AutoCloseable {
         optString("group", e.group);
         optString("host", e.host);
         optNumber("pid", e.pid);
+        optNumber("clock_offset", e.clockOffset);
+        optNumber("clock_error", e.clockError);
         put((byte) '}');
     }
 

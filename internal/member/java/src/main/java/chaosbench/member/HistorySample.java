@@ -10,12 +10,24 @@ import java.io.IOException;
  *
  * <pre>
  *   HistorySample DIR    writes DIR/m7.2.jsonl
+ *   HistorySample DIR URL SKEW_NS
+ *                        writes DIR/m8.0.jsonl: the clock measured against
+ *                        the time endpoint URL, the clock skewed by SKEW_NS
  * </pre>
  */
 final class HistorySample {
     private HistorySample() {}
 
     public static void main(String[] args) throws IOException {
+        if (args.length == 3) {
+            Config cfg = new Config();
+            cfg.clockUrl = args[1];
+            try (History h = History.create(args[0], "m8", 0)) {
+                h.skew(Long.parseLong(args[2]));
+                ClockMeasure.record(cfg, h);
+            }
+            return;
+        }
         try (History h = History.create(args[0], "m7", 2)) {
             History.Event e = new History.Event("member");
             e.t = 1000;
@@ -97,6 +109,12 @@ final class HistorySample {
             e = new History.Event("member");
             e.t = 999; // a wall-clock step back: clamped to the previous time
             e.state = "stopping";
+            h.append(e);
+
+            e = new History.Event("clock");
+            e.t = 1010;
+            e.clockOffset = -2_000_000_123L;
+            e.clockError = 41_500;
             h.append(e);
         }
     }

@@ -177,6 +177,9 @@ public final class Main {
             log("chaos member: history: " + e);
             return 1;
         }
+        if (cfg.clockSkewNs != 0) {
+            hist.skew(cfg.clockSkewNs);
+        }
         try {
             // First: the started event, the member's start-up runs from here.
             History.Event e = new History.Event("member");
@@ -188,6 +191,7 @@ public final class Main {
             e.host = hostname();
             e.pid = ProcessHandle.current().pid();
             hist.append(e);
+            ClockMeasure.record(cfg, hist);
             hist.flush();
         } catch (IOException e) {
             log("chaos member: " + e.getMessage());
@@ -219,6 +223,7 @@ public final class Main {
             status[0] = configError(e) ? 2 : 1;
         }
         try {
+            ClockMeasure.record(cfg, hist);
             hist.close();
         } catch (IOException e) {
             m.logf("%s", Member.describe(e));
