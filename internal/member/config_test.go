@@ -56,7 +56,6 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 			c.Props = map[string]string{"fetch.max.wait.ms": "soon"}
 		}, "-X fetch.max.wait.ms=soon"},
 		{func(c *Config) { c.Client = vocab.ClientFranz; c.Strategy = vocab.ConsumerUniform; c.Static = true }, "--static"},
-		{func(c *Config) { c.Client = vocab.ClientJava; c.Policy = vocab.PolicyTransactional }, "--policy transactional: not available on --client java"},
 		{func(c *Config) {
 			c.Client = vocab.ClientFranz
 			c.Policy = vocab.PolicyTransactional

@@ -268,6 +268,13 @@ func (m *franzTxnMember) end(ctx context.Context, commit bool, cause string) {
 			return
 		}
 	}
+	// A rebalance held since the poll (BlockRebalanceOnPoll) goes on
+	// first: franz-go's offset commit inside End waits for a pending
+	// join to finish, which waits for AllowRebalance, so a member that
+	// fell out of the group (a zombie) would wait in End until it is
+	// stopped. Let go, the session sees the revocation or loss and
+	// aborts, as it is made to.
+	m.cl.AllowRebalance()
 	committed, err := m.endTxn(ctx, commit)
 	m.open = false
 	switch {

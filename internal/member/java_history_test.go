@@ -38,6 +38,7 @@ func TestJavaHistoryReadsAsGo(t *testing.T) {
 		{Kind: history.Committed, T: 1005, Partition: 3, Offset: 43},
 		{Kind: history.Committed, T: 1005, Partition: 5, Offset: 10, Err: "CommitFailedException: Commit cannot be completed\tsince the group has already rebalanced"},
 		{Kind: history.Committed, T: 1006, Offset: 1, Auto: true},
+		{Kind: history.Txn, T: 1006, Step: 12, State: history.TxnAborted, Err: "rebalance: ProducerFencedException"},
 		{Kind: history.Revoked, T: 1007, Topic: "orders", Partitions: []int32{3}, Gen: 7},
 		{Kind: history.Lost, T: 1008, Topic: "orders", Partitions: []int32{}},
 		{Kind: history.Member, T: 1008, State: history.StateStopping},

@@ -93,6 +93,13 @@ final class HistorySample {
             e.auto = true;
             h.append(e);
 
+            e = new History.Event("txn");
+            e.t = 1006;
+            e.step = 12;
+            e.state = "aborted";
+            e.err = "rebalance: ProducerFencedException";
+            h.append(e);
+
             e = new History.Event("revoked");
             e.t = 1007;
             e.topic = "orders";
