@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"math/rand"
 	"path/filepath"
 	"testing"
@@ -119,5 +120,94 @@ func TestSyntheticInjected(t *testing.T) {
 		if s.Verdict != want {
 			t.Errorf("seed %d: verdict %s, want %s: %v", cfg.Seed, s.Verdict, want, s.VerdictReasons)
 		}
+	}
+}
+
+// TestSyntheticNetworkBlips: members cut off for less than the takeover
+// (the group keeps them) are followed and never found evicted or
+// zombies; their partitions wait for the heal; every other count is the
+// simulation's, kills around them included.
+func TestSyntheticNetworkBlips(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	for i := range 20 {
+		cfg := randomConfig(rng, int64(200+i))
+		dur := time.Duration(float64(cfg.Records) / cfg.Rate * float64(time.Second))
+		// Up to two cuts on distinct members, shorter than the takeover,
+		// away from every kill's window (a rebalance would move what the
+		// cut member owns: an eviction of another cause).
+		for try := 0; try < 20 && len(cfg.Cuts) < 2; try++ {
+			c := synth.Cut{At: dur/8 + time.Duration(rng.Int63n(int64(dur/2))), Member: rng.Intn(cfg.Members),
+				Duration: cfg.Takeover / time.Duration(2+rng.Intn(3))}
+			ok := true
+			for _, k := range cfg.Kills {
+				if k.Member == c.Member || c.At+c.Duration+time.Second > k.At && k.At+cfg.Takeover+time.Second > c.At {
+					ok = false
+				}
+			}
+			for _, o := range cfg.Cuts {
+				if o.Member == c.Member {
+					ok = false
+				}
+			}
+			if ok {
+				cfg.Cuts = append(cfg.Cuts, c)
+			}
+		}
+		dir := filepath.Join(t.TempDir(), "cell")
+		exp, err := synth.Write(dir, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := AnalyzeCell(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Verdict != summary.Valid || s.Duplicates.Count != exp.Duplicates || s.History.Events != exp.Events || s.Overlap.Events != 0 {
+			t.Errorf("seed %d: verdict %s %v, duplicates %d (made %d), events %d (wrote %d), overlap %d",
+				cfg.Seed, s.Verdict, s.VerdictReasons, s.Duplicates.Count, exp.Duplicates, s.History.Events, exp.Events, s.Overlap.Events)
+		}
+		if len(s.Network.Steps) != exp.NetworkSteps {
+			t.Fatalf("seed %d: %d network steps followed, %d made", cfg.Seed, len(s.Network.Steps), exp.NetworkSteps)
+		}
+		for _, st := range s.Network.Steps {
+			if st.EvictedT != 0 || st.LearnedT != 0 || st.ZombieRecords != 0 || st.HealT == 0 {
+				t.Errorf("seed %d: a blip shorter than the takeover followed as %+v", cfg.Seed, st)
+			}
+		}
+		chaos, cuts := 0, 0
+		for _, d := range s.Disruptions {
+			if d.Cause == "chaos" {
+				chaos++
+			}
+			if d.Action == "disconnect" {
+				cuts++
+				// (A step on a member that owned nothing has no window of
+				// its own: its moves are counted to the end.)
+				if d.Partitions > 0 && d.Moved != 0 {
+					t.Errorf("seed %d: a blip moved %d partitions", cfg.Seed, d.Moved)
+				}
+			}
+		}
+		if chaos != len(cfg.Kills)+len(cfg.Cuts) || cuts != len(cfg.Cuts) {
+			t.Errorf("seed %d: %d chaos disruptions (%d cuts), want %d kills and %d cuts", cfg.Seed, chaos, cuts, len(cfg.Kills), len(cfg.Cuts))
+		}
+		// A cut member's partitions that had records waiting pause at
+		// least until the heal.
+		for _, pp := range s.Pause.Pauses {
+			for _, d := range s.Disruptions {
+				if d.ID == pp.Disruption && d.Action == "disconnect" && pp.From == pp.To && pp.Ms > 0 {
+					var ms int64
+					for _, c := range cfg.Cuts {
+						if fmt.Sprintf("m%d.0", c.Member+1) == pp.From {
+							ms = c.Duration.Milliseconds()
+						}
+					}
+					if pp.Ms < float64(ms) {
+						t.Errorf("seed %d: %s's partition %d paused %.0f ms through a cut of %d ms", cfg.Seed, pp.From, pp.Partition, pp.Ms, ms)
+					}
+				}
+			}
+		}
+		t.Logf("seed %d: %d kills, %d cuts, %d network steps followed", cfg.Seed, len(cfg.Kills), len(cfg.Cuts), len(s.Network.Steps))
 	}
 }

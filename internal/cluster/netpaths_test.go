@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"crypto/rand"
 	"net"
 	"slices"
 	"strconv"
@@ -109,6 +110,63 @@ func TestNetPathCarriesAllOfAClientsTraffic(t *testing.T) {
 	pa.Heal()
 	if !grows(0, time.Minute) {
 		t.Fatal("consumer a does not fetch again after its path healed")
+	}
+
+	// The other faults, on a producer of path b: each shows in its round
+	// trips, and is gone once healed.
+	pc, err := cluster.NewClient(pb.Bootstrap(), nil, kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(0), kgo.ProducerBatchMaxBytes(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	send := func(size int) (time.Duration, error) {
+		start := time.Now()
+		// Random bytes: the client compresses, and zeros would shrink.
+		v := make([]byte, size)
+		_, _ = rand.Read(v)
+		err := pc.ProduceSync(ctx, &kgo.Record{Value: v}).FirstErr()
+		return time.Since(start), err
+	}
+	if _, err := send(10); err != nil {
+		t.Fatal(err)
+	}
+	if err := pb.Apply(netfault.Fault{Kind: netfault.Latency, Delay: 150 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := send(10); err != nil || d < 300*time.Millisecond {
+		t.Errorf("a produce through 150 ms each way took %v (%v), want at least 300 ms", d, err)
+	}
+	pb.Heal()
+	if err := pb.Apply(netfault.Fault{Kind: netfault.Bandwidth, Rate: 16 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := send(48 << 10); err != nil || d < 2*time.Second {
+		t.Errorf("48 KiB at 16 KiB/s took %v (%v), want at least 2 s", d, err)
+	}
+	pb.Heal()
+	if err := pb.Apply(netfault.Fault{Kind: netfault.Reset}); err != nil {
+		t.Fatal(err)
+	}
+	// Through a reset path nothing is acknowledged; once healed, the
+	// client connects again and the record goes through.
+	done := make(chan error, 1)
+	go func() { done <- pc.ProduceSync(ctx, &kgo.Record{Value: []byte("r")}).FirstErr() }()
+	select {
+	case err := <-done:
+		t.Fatalf("a produce completed through a path that resets every connection: %v", err)
+	case <-time.After(3 * time.Second):
+	}
+	pb.Heal()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("the produce held by the reset failed once healed: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the produce held by the reset did not complete within a minute of the heal")
+	}
+	if d, err := send(10); err != nil {
+		t.Errorf("after the reset healed, a produce failed after %v: %v", d, err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chaosbench/chaosbench/internal/check"
@@ -52,6 +53,9 @@ chaos:
 func TestRunNetworkBlips(t *testing.T) {
 	kafkatest.Require(t)
 	t.Run("go", func(t *testing.T) { runNetworkBlips(t, "[franz, confluent]", 2) })
+	t.Run("consumer-protocol", func(t *testing.T) {
+		runNetworkBlips(t, "[franz, confluent]\nstrategies: [consumer-uniform]", 2)
+	})
 	t.Run("java", func(t *testing.T) {
 		kafkatest.RequireJava(t)
 		runNetworkBlips(t, "[java]", 1)
@@ -59,7 +63,11 @@ func TestRunNetworkBlips(t *testing.T) {
 }
 
 func runNetworkBlips(t *testing.T, clients string, cells int) {
-	res, _ := runComplete(t, loadWorkload(t, netBlips+"clients: "+clients+"\n"), cells)
+	w := netBlips + "clients: " + clients + "\n"
+	if strings.Contains(clients, "strategies:") {
+		w = strings.Replace(w, "strategies: [cooperative-sticky]\n", "", 1)
+	}
+	res, _ := runComplete(t, loadWorkload(t, w), cells)
 	for _, c := range res.Cells {
 		t.Run(c, func(t *testing.T) {
 			dir := filepath.Join(res.Dir, c)

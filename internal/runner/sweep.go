@@ -87,9 +87,16 @@ func Sweep(ctx context.Context, p *SweepPlan) (res SweepResult, err error) {
 func (p *SweepPlan) openCluster(ctx context.Context, dir string) (cluster.Cluster, error) {
 	settings := cluster.Settings{}
 	copts := p.Cluster
+	paths := map[string]bool{}
 	for _, r := range p.Runs {
 		settings = settings.Merge(r.Spec.BrokerSettings())
 		copts.Local.Nodes = max(copts.Local.Nodes, r.Spec.Broker.Brokers)
+		for _, n := range r.Spec.NetPaths() {
+			if !paths[n] {
+				paths[n] = true
+				copts.Local.NetPaths = append(copts.Local.NetPaths, n)
+			}
+		}
 	}
 	copts.Local.LogDir = filepath.Join(dir, "cluster-logs")
 	copts.Local.Settings = settings.Merge(copts.Local.Settings)
@@ -97,6 +104,12 @@ func (p *SweepPlan) openCluster(ctx context.Context, dir string) (cluster.Cluste
 	c, err := cluster.Open(ctx, copts)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	for _, r := range p.Runs {
+		if err := checkNetPaths(r.Spec, c); err != nil {
+			_ = c.Close(context.Background())
+			return nil, fmt.Errorf("cluster: %w", err)
+		}
 	}
 	info, err := c.Info(ctx)
 	if err != nil {

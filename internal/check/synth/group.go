@@ -2,6 +2,7 @@ package synth
 
 import (
 	"container/heap"
+	"fmt"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/history"
@@ -54,7 +55,7 @@ func (g *gen) processNext() error {
 // the commit is dropped (it can never be redelivered).
 func (g *gen) commitAll(t int64) error {
 	for _, p := range g.parts {
-		if p.owner < 0 || !g.members[p.owner].alive {
+		if p.owner < 0 || !g.members[p.owner].alive || g.members[p.owner].cut(t) {
 			continue
 		}
 		if err := g.commit(t, p); err != nil {
@@ -92,6 +93,32 @@ func (g *gen) kill(t int64, idx int) error {
 	return nil
 }
 
+// disconnect: the network step that cuts member c.Member off at t until
+// t + c.Duration; its partitions wait for the heal.
+func (g *gen) disconnect(t int64, c Cut, step int) error {
+	m := g.members[c.Member]
+	params := fmt.Sprintf(`{"duration_ms":%d}`, c.Duration.Milliseconds())
+	g.event(g.chaos, history.Event{Kind: history.Chaos, T: t, Action: vocab.ActionDisconnect, Target: m.name, Step: step, Params: params})
+	m.cutUntil = t + int64(c.Duration)
+	for _, pid := range m.parts {
+		p := g.parts[pid]
+		p.resumeT = max(p.resumeT, m.cutUntil)
+		if p.inHeap {
+			g.ready.remove(p)
+		}
+		g.schedule(p, int64(g.cfg.Latency))
+	}
+	return nil
+}
+
+// heal: the cut's end, recorded as the driver does.
+func (g *gen) heal(t int64, c Cut, step int) error {
+	m := g.members[c.Member]
+	params := fmt.Sprintf(`{"duration_ms":%d}`, c.Duration.Milliseconds())
+	g.event(g.chaos, history.Event{Kind: history.Chaos, T: t, Action: vocab.ActionHeal, Target: m.name, Step: step, Params: params})
+	return nil
+}
+
 // rebalance: the eager round after a kill. Survivors commit, give up
 // everything, and get the partitions round-robin 100 ms later.
 func (g *gen) rebalance(t int64) error {
@@ -107,8 +134,10 @@ func (g *gen) rebalance(t int64) error {
 	for _, i := range alive {
 		m := g.members[i]
 		for _, pid := range m.parts {
-			if err := g.commit(t, g.parts[pid]); err != nil {
-				return err
+			if !m.cut(t) {
+				if err := g.commit(t, g.parts[pid]); err != nil {
+					return err
+				}
 			}
 			g.parts[pid].owner = -1
 		}
@@ -129,7 +158,7 @@ func (g *gen) rebalance(t int64) error {
 			p.owner = i
 			// Redeliver from the last commit: the log holds it.
 			p.head = 0
-			p.resumeT = ta + int64(time.Millisecond)
+			p.resumeT = max(ta+int64(time.Millisecond), m.cutUntil)
 			if p.inHeap {
 				g.ready.remove(p)
 			}

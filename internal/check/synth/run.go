@@ -90,6 +90,14 @@ func (g *gen) plan(t0 int64) []step {
 		steps = append(steps, step{t: tk + int64(cfg.Takeover), name: "rebalance", do: g.rebalance})
 		g.exp.Disruptions++
 	}
+	for i, c := range cfg.Cuts {
+		c, n := c, 1000+i
+		tc := t0 + int64(c.At)
+		steps = append(steps, step{t: tc, name: vocab.ActionDisconnect, do: func(t int64) error { return g.disconnect(t, c, n) }})
+		steps = append(steps, step{t: tc + int64(c.Duration), name: vocab.ActionHeal, do: func(t int64) error { return g.heal(t, c, n) }})
+		g.exp.Disruptions++
+		g.exp.NetworkSteps++
+	}
 	interval := float64(time.Second) / cfg.Rate
 	end := t0 + int64(float64(cfg.Records)*interval)
 	for t := t0 + int64(cfg.CommitEvery); t < end+int64(cfg.CommitEvery); t += int64(cfg.CommitEvery) {

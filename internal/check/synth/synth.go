@@ -40,6 +40,12 @@ type Config struct {
 	// restart from their last commit.
 	Kills    []Kill
 	Takeover time.Duration
+	// Cuts are network blips: a member's path blackholed for a duration
+	// shorter than Takeover, so the group keeps it (no rebalance of its
+	// own). Its partitions stall until the heal, it commits nothing in
+	// between, and a rebalance in between still gives it partitions,
+	// which wait for the heal too.
+	Cuts []Cut
 	// Injected anomalies, each counted exactly by the checkers: records
 	// acknowledged but missing from the log (loss), pairs of records of
 	// one key swapped in a partition (a reorder each), records written
@@ -55,6 +61,13 @@ type Kill struct {
 	Member int
 }
 
+// Cut is one network step: a disconnect of a member for a duration.
+type Cut struct {
+	At       time.Duration
+	Member   int
+	Duration time.Duration
+}
+
 // Expected holds the counts the generator knows by construction.
 type Expected struct {
 	Events       int64
@@ -64,6 +77,8 @@ type Expected struct {
 	Reorders     int64
 	ProducerDups int64
 	Disruptions  int
+	// NetworkSteps are the cuts made.
+	NetworkSteps int
 }
 
 const origin = int64(1_800_000_000_000_000_000)
@@ -94,7 +109,12 @@ type member struct {
 	w     *history.Writer
 	alive bool
 	parts []int32
+	// cutUntil: the member's network is cut off until then (0: never).
+	cutUntil int64
 }
+
+// cut reports whether m's network is cut off at t.
+func (m *member) cut(t int64) bool { return t < m.cutUntil }
 
 type gen struct {
 	cfg     Config
