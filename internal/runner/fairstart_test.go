@@ -68,10 +68,13 @@ func TestFirstCellMeetsAWarmBroker(t *testing.T) {
 		if h.CPUSeconds == 0 || h.CPUByProcess["broker"] == 0 || h.CPUByProcess["member_franz"] == 0 {
 			t.Errorf("%s: no CPU figures by process: %+v", c, h)
 		}
-		busy = append(busy, h.CPUBusyP50)
+		// The brokers' share, not the host's busy time: beside the rest of
+		// the test suite the host is as busy as the other packages make it,
+		// which no warm-up changes.
+		busy = append(busy, h.CPUByProcess["broker"])
 	}
-	if later := max(busy[1], busy[2]); busy[0] > later+0.15 {
-		t.Errorf("the first cell's host was %.0f%% busy, the later ones' at most %.0f%%: the first cell still pays for a warming broker (warm-up %+v)",
+	if later := max(busy[1], busy[2]); busy[0] > later+0.10 {
+		t.Errorf("the brokers used %.0f%% of the host in the first cell, at most %.0f%% in the later ones: the first cell still pays for a warming broker (warm-up %+v)",
 			100*busy[0], 100*later, run.Warmup)
 	}
 }
