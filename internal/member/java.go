@@ -39,10 +39,15 @@ var javaSources embed.FS
 const javaMain = "chaosbench.member.Main"
 
 // javaOptions are the JVM's options: a small heap and the serial collector,
-// as befits one of many small processes on a shared machine; slf4j-simple
-// prints the client's warnings and errors, timestamped, to the member's log.
+// as befits one of many small processes on a shared machine, and the
+// client compiler only (-XX:TieredStopAtLevel=1): measured side by side
+// (make bench-member-java, docs/host-capacity.md), C2's compilation of the
+// member's own code made it use 40% more CPU per record than C1 alone,
+// which matches a bare consumer's, and nearly twice the CPU at idle.
+// slf4j-simple prints the client's warnings and errors, timestamped, to
+// the member's log.
 var javaOptions = []string{
-	"-Xms32m", "-Xmx256m", "-XX:+UseSerialGC",
+	"-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 	"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
 	"-Dorg.slf4j.simpleLogger.showDateTime=true",
 	"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
