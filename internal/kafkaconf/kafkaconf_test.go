@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -159,5 +160,20 @@ func TestSecretsAndPublic(t *testing.T) {
 	}
 	if r := p.Redacted(); r["sasl.password"] != Mask || r["sasl.username"] != "u" {
 		t.Errorf("Redacted: %v", r)
+	}
+}
+
+func TestRedactJVMOptions(t *testing.T) {
+	in := []string{"-Xmx256m", "-Djavax.net.ssl.keyStorePassword=hunter2", "-Djava.security.auth.login.config=/etc/jaas.conf",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-XX:TieredStopAtLevel=1"}
+	got := RedactJVMOptions(in)
+	// A path to a file of credentials is not secret: the file holds them.
+	want := []string{"-Xmx256m", "-Djavax.net.ssl.keyStorePassword=***", "-Djava.security.auth.login.config=/etc/jaas.conf",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-XX:TieredStopAtLevel=1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("RedactJVMOptions(%q) = %q, want %q", in, got, want)
+	}
+	if in[1] != "-Djavax.net.ssl.keyStorePassword=hunter2" {
+		t.Error("RedactJVMOptions changed its input")
 	}
 }

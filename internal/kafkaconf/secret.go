@@ -97,3 +97,18 @@ func redactProp(kv string) string {
 	}
 	return kv
 }
+
+// RedactJVMOptions returns a copy of JVM options with the value of every
+// system property named like a secret masked (-Dkey=value, as
+// -Djavax.net.ssl.keyStorePassword=... would be given): what a cell's
+// record keeps of CHAOSBENCH_JAVA_OPTIONS.
+func RedactJVMOptions(opts []string) []string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		out[i] = o
+		if kv, ok := strings.CutPrefix(o, "-D"); ok {
+			out[i] = "-D" + redactProp(kv)
+		}
+	}
+	return out
+}

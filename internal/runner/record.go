@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -32,7 +33,7 @@ func (c *cellRun) beginRecord() error {
 	c.record.Begin(time.Now())
 	if c.cell.Client == vocab.ClientJava {
 		c.record.Versions.KafkaClients, c.record.Versions.Java = member.JavaVersions()
-		c.record.Versions.JavaOptions = member.JavaOptions()
+		c.record.Versions.JavaOptions = kafkaconf.RedactJVMOptions(member.JavaOptions())
 	}
 	return c.saveRecord()
 }
