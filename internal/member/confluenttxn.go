@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -27,19 +26,8 @@ type confluentTxnMember struct {
 	*confluentMember
 	p *kafka.Producer
 
-	txn      int
-	open     bool
-	openedAt time.Time
-	polled   int
-	fatal    error
-
-	// produced counts the output records produced into the open
-	// transaction (emit, under the state's lock).
-	produced int
-
-	perr    sync.Mutex
-	prodErr error // the first output record that failed, in the open transaction
-	evDone  chan struct{}
+	txnState
+	evDone chan struct{}
 }
 
 // confluentProducerConfig is the transactional producer's configuration:
@@ -105,11 +93,7 @@ func (m *confluentTxnMember) deliveries() {
 		switch e := ev.(type) {
 		case *kafka.Message:
 			if err := e.TopicPartition.Error; err != nil {
-				m.perr.Lock()
-				if m.prodErr == nil {
-					m.prodErr = err
-				}
-				m.perr.Unlock()
+				m.produceFailed(err)
 			}
 		case kafka.Error:
 			m.logf("producer error: %v (fatal %v)", e, e.IsFatal())
@@ -136,17 +120,7 @@ func (m *confluentTxnMember) txnRebalance(c *kafka.Consumer, ev kafka.Event) err
 	return m.rebalance(c, ev)
 }
 
-func (m *confluentTxnMember) due() bool {
-	c := m.cfg
-	if c.CommitRecords == 0 && c.CommitInterval == 0 {
-		return true
-	}
-	m.mu.Lock()
-	n := m.produced
-	m.mu.Unlock()
-	return (c.CommitRecords > 0 && n >= c.CommitRecords) ||
-		(c.CommitInterval > 0 && time.Since(m.openedAt) >= c.CommitInterval)
-}
+func (m *confluentTxnMember) due() bool { return m.txnState.due(m.cfg, &m.mu) }
 
 // pollBatch polls as the plain member does; with a commit interval, a
 // poll that brings nothing commits a transaction whose interval passed.
@@ -186,9 +160,7 @@ func (m *confluentTxnMember) beginBatch(_ context.Context, n int) error {
 	m.mu.Lock()
 	m.produced = 0
 	m.mu.Unlock()
-	m.perr.Lock()
-	m.prodErr = nil
-	m.perr.Unlock()
+	m.produceError(true)
 	return nil
 }
 
@@ -205,11 +177,7 @@ func (m *confluentTxnMember) emit(r *record) {
 		Key:            []byte(r.key), Value: v,
 	}, nil)
 	if err != nil {
-		m.perr.Lock()
-		if m.prodErr == nil {
-			m.prodErr = err
-		}
-		m.perr.Unlock()
+		m.produceFailed(err)
 	}
 }
 
@@ -247,9 +215,7 @@ func (m *confluentTxnMember) finalCommit() {
 // member.
 func (m *confluentTxnMember) end(ctx context.Context, commit bool, cause string) {
 	offs := m.takeUncommitted(nil)
-	m.perr.Lock()
-	perr := m.prodErr
-	m.perr.Unlock()
+	perr := m.produceError(false)
 	if commit && perr != nil {
 		commit, cause = false, "produce: "+perr.Error()
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,23 +33,12 @@ type franzTxnMember struct {
 	*franzMember
 	sess *kgo.GroupTransactSession
 
-	// Touched by the poll loop only.
-	txn      int       // the current (or last) transaction's number, from 1
-	open     bool      // a transaction is open
-	openedAt time.Time // when it began
-	polled   int       // records of its batches (beginBatch)
-	fatal    error     // the session failed: the loop ends with it
-	buf      []byte
+	txnState
+	buf []byte // an output record's value, built by emit
 
-	// produced counts the output records produced into the open
-	// transaction (emit, under the state's lock).
-	produced int
 	// rebalanced: partitions were revoked or lost since the last End
 	// (the session aborts the next End then).
 	rebalanced atomic.Bool
-
-	perr   sync.Mutex
-	prodEr error // the first output record that failed, in the open transaction
 
 	// outside is the broken test double (TestDoubleEnv): the plain
 	// transactional client, and the offsets committed outside the
@@ -120,17 +108,7 @@ func (m *franzTxnMember) onTxnLost(ctx context.Context, cl *kgo.Client, ps map[s
 // due reports whether the open transaction commits now: after every
 // batch, or once it holds CommitRecords records or has been open
 // CommitInterval.
-func (m *franzTxnMember) due() bool {
-	c := m.cfg
-	if c.CommitRecords == 0 && c.CommitInterval == 0 {
-		return true
-	}
-	m.mu.Lock()
-	n := m.produced
-	m.mu.Unlock()
-	return (c.CommitRecords > 0 && n >= c.CommitRecords) ||
-		(c.CommitInterval > 0 && time.Since(m.openedAt) >= c.CommitInterval)
-}
+func (m *franzTxnMember) due() bool { return m.txnState.due(m.cfg, &m.mu) }
 
 // pollBatch polls as the plain member does, but first ends an open
 // transaction that a rebalance has doomed (the session would abort it),
@@ -182,9 +160,7 @@ func (m *franzTxnMember) beginBatch(ctx context.Context, n int) error {
 	m.mu.Lock()
 	m.produced = 0
 	m.mu.Unlock()
-	m.perr.Lock()
-	m.prodEr = nil
-	m.perr.Unlock()
+	m.produceError(true)
 	return nil
 }
 
@@ -201,11 +177,7 @@ func (m *franzTxnMember) emit(r *record) {
 	m.produced++
 	m.cl.Produce(context.Background(), rec, func(_ *kgo.Record, err error) {
 		if err != nil {
-			m.perr.Lock()
-			if m.prodEr == nil {
-				m.prodEr = err
-			}
-			m.perr.Unlock()
+			m.produceFailed(err)
 		}
 	})
 }
@@ -255,9 +227,7 @@ func (m *franzTxnMember) finalCommit() {
 // session's End is fatal (the session says none is retryable).
 func (m *franzTxnMember) end(ctx context.Context, commit bool, cause string) {
 	offs := m.takeUncommitted(nil)
-	m.perr.Lock()
-	perr := m.prodEr
-	m.perr.Unlock()
+	perr := m.produceError(false)
 	if commit && perr != nil {
 		commit, cause = false, "produce: "+perr.Error()
 	}
