@@ -131,6 +131,29 @@ func (g *group) start(name string) {
 	g.started = append(g.started, p)
 }
 
+// waitHistories waits, up to d, until every incarnation started has
+// created its history file: one started last, after the others drained
+// the topic, would otherwise be stopped before it wrote a line.
+func (g *group) waitHistories(d time.Duration) {
+	deadline := time.Now().Add(d)
+	g.mu.Lock()
+	var files []string
+	for name, n := range g.incs {
+		for inc := range n {
+			files = append(files, filepath.Join(g.dir, "history", history.FileName(name, inc)))
+		}
+	}
+	g.mu.Unlock()
+	for _, f := range files {
+		for {
+			if _, err := os.Stat(f); err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
 // waitProcessing waits until the member's current incarnation has
 // processed a record, so that the disruption catches it mid-batch: a JVM
 // takes a second or more to join, and one killed before would test
@@ -412,6 +435,7 @@ func churn(t *testing.T, cases []churnCase, disrupt func(*group, string)) {
 			<-done
 			p.wait()
 			evs := g.waitProcessed(t, p, 90*time.Second)
+			g.waitHistories(30 * time.Second)
 			g.stopAll()
 			evs = g.events(t)
 			// Kafka's Java client on the consumer protocol can auto-commit
