@@ -56,7 +56,7 @@ func runBench(args []string) error {
 		return runErr
 	}
 	if *save != "" {
-		if err := saveBaseline(dir, *save); err != nil {
+		if err := saveBaseline(dir, *save, 0, nil); err != nil {
 			return err
 		}
 		fmt.Printf("baseline: %s\n", *save)
@@ -70,8 +70,10 @@ func runBench(args []string) error {
 
 // saveBaseline copies what a comparison needs of a run (run.json,
 // plan.json, and every cell's cell.json and summary.json, at the same
-// relative paths) into a new folder.
-func saveBaseline(run, dst string) error {
+// relative paths) into a new folder: every iteration, or only the first
+// iterations of each cell when iterations > 0. extra files (name to
+// content) are written beside them. The folder appears whole or not at all.
+func saveBaseline(run, dst string, iterations int, extra map[string][]byte) error {
 	cells, err := runfolder.FindCells(run)
 	if err != nil {
 		return err
@@ -99,20 +101,38 @@ func saveBaseline(run, dst string) error {
 		}
 		return out.Close()
 	}
+	fail := func(err error) error {
+		os.RemoveAll(tmp)
+		return err
+	}
 	for _, f := range []string{"run.json", "plan.json"} {
 		if err := copyFile(f); err != nil {
-			return err
+			return fail(err)
 		}
 	}
 	for _, c := range cells {
+		if iterations > 0 {
+			rec, err := runfolder.ReadCell(c)
+			if err != nil {
+				return fail(err)
+			}
+			if rec.Iteration >= iterations {
+				continue
+			}
+		}
 		rel, err := filepath.Rel(run, c)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		for _, f := range []string{"cell.json", "summary.json"} {
 			if err := copyFile(filepath.Join(rel, f)); err != nil {
-				return err
+				return fail(err)
 			}
+		}
+	}
+	for name, b := range extra {
+		if err := runfolder.CreateFile(filepath.Join(tmp, name), b); err != nil {
+			return fail(err)
 		}
 	}
 	return os.Rename(tmp, dst)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +26,7 @@ func TestSaveBaselineThenCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := filepath.Join(t.TempDir(), "baseline")
-	if err := saveBaseline(run, base); err != nil {
+	if err := saveBaseline(run, base, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"run.json", "plan.json", "kill-eager/cell.json", "kill-eager/summary.json", "clean-cooperative/summary.json"} {
@@ -87,5 +89,67 @@ func TestRunBadFlags(t *testing.T) {
 	}
 	if _, err := os.Stat(results); !os.IsNotExist(err) {
 		t.Errorf("%s exists after rejected runs (%v)", results, err)
+	}
+}
+
+// TestCalibrateSavesItsBaseline: calibrate --save-baseline keeps the
+// first -baseline-iterations iterations of each group of the unchanged run,
+// with the thresholds it measured, and refuses a baseline folder that
+// exists before writing anything.
+func TestCalibrateSavesItsBaseline(t *testing.T) {
+	root := t.TempDir()
+	run := filepath.Join(root, "unchanged", "20260101T000000Z-nightly")
+	for k := 0; k < 4; k++ {
+		iter := filepath.Join(run, "clean-cooperative", fmt.Sprintf("iter-%d", k))
+		copyCell(t, "clean-cooperative", filepath.Dir(iter))
+		if err := os.Rename(filepath.Join(filepath.Dir(iter), "clean-cooperative"), iter); err != nil {
+			t.Fatal(err)
+		}
+		var rec map[string]any
+		b, err := os.ReadFile(filepath.Join(iter, "cell.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatal(err)
+		}
+		rec["iteration"] = k
+		b, _ = json.Marshal(rec)
+		if err := os.WriteFile(filepath.Join(iter, "cell.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"run.json", "plan.json"} {
+		if err := os.WriteFile(filepath.Join(run, f), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := filepath.Join(root, "baseline")
+	out := filepath.Join(root, "calibration")
+	args := []string{"-baseline-iterations", "2", "-candidate-iterations", "2", "-splits", "3", "-o", out, "--save-baseline", base, filepath.Join(root, "unchanged")}
+	if err := runCalibrate(args); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 4; k++ {
+		_, err := os.Stat(filepath.Join(base, "clean-cooperative", fmt.Sprintf("iter-%d", k), "summary.json"))
+		if kept := k < 2; kept != (err == nil) {
+			t.Errorf("iteration %d: in the baseline %v, expected %v (%v)", k, err == nil, kept, err)
+		}
+	}
+	want, err := os.ReadFile(filepath.Join(out, "thresholds.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(base, "thresholds.json")); err != nil || string(got) != string(want) {
+		t.Errorf("the baseline's thresholds.json differs from the calibration's (%v)", err)
+	}
+	out2 := filepath.Join(root, "calibration-2")
+	args[7] = out2
+	err = runCalibrate(args)
+	if exitStatus(err) != cli.ExitUsage || !strings.Contains(fmt.Sprint(err), "--save-baseline") {
+		t.Errorf("an existing baseline folder: %v (status %d), expected a usage error naming --save-baseline", err, exitStatus(err))
+	}
+	if _, err := os.Stat(out2); !os.IsNotExist(err) {
+		t.Errorf("a refused calibration wrote %s", out2)
 	}
 }

@@ -36,7 +36,11 @@ be red.
 Writes into the new folder -o: calibration.md (how often each way of
 judging a night was red, on unchanged code and on each regression, with
 examples; each metric's spread and threshold) and thresholds.json, which
-chaos compare reads when it lies in the baseline's folder.
+chaos compare reads when it lies in the baseline's folder. With
+--save-baseline, the first -baseline-iterations iterations of each group of
+UNCHANGED (one run folder) are also saved as a new baseline folder, with
+thresholds.json in it: the baseline a nightly then compares with, recorded
+by the code being calibrated.
 
 A regression's DIR may be followed by ,FROM->TO: its cells of strategy
 FROM count as strategy TO's (an eager strategy in place of an incremental
@@ -99,6 +103,7 @@ func runCalibrate(args []string) error {
 	q := fs.Float64("quantile", 0.95, "a threshold is this quantile of the change unchanged splits show")
 	alpha := fs.Float64("alpha", 0.05, "family-wise significance level, as chaos compare's")
 	out := fs.String("o", "", "the new folder to write calibration.md and thresholds.json into (required)")
+	saveTo := fs.String("save-baseline", "", "also save UNCHANGED's first -baseline-iterations iterations per group, with thresholds.json, as this new baseline folder")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -120,6 +125,17 @@ func runCalibrate(args []string) error {
 	}
 	if _, err := os.Lstat(*out); err == nil {
 		return cli.Usagef("-o %s: exists (results are never overwritten: choose another folder)", clip.Quote(*out))
+	}
+	var baselineRun string
+	if *saveTo != "" {
+		if _, err := os.Lstat(*saveTo); err == nil {
+			return cli.Usagef("--save-baseline %s: exists (baselines are never overwritten: move the old one away first)", clip.Quote(*saveTo))
+		}
+		d, err := oneRun(fs.Arg(0))
+		if err != nil {
+			return cli.Usage(fmt.Errorf("--save-baseline: %w", err))
+		}
+		baselineRun = d
 	}
 	opts, err := cf.options()
 	if err != nil {
@@ -177,8 +193,37 @@ func runCalibrate(args []string) error {
 		return err
 	}
 	os.Stdout.Write(md.Bytes())
+	if baselineRun != "" {
+		if err := saveBaseline(baselineRun, *saveTo, *nb, map[string][]byte{report.ThresholdsFile: append(th, '\n')}); err != nil {
+			return err
+		}
+		fmt.Printf("\ncalibration: %s\nbaseline: %s (the first %d iterations of each group of %s, with %s)\n", *out, *saveTo, *nb, baselineRun, report.ThresholdsFile)
+		return nil
+	}
 	fmt.Printf("\ncalibration: %s (copy %s into the baseline's folder for chaos compare to use it)\n", *out, report.ThresholdsFile)
 	return nil
+}
+
+// oneRun returns the run folder dir is or holds: dir itself when it has
+// run.json, else its only subfolder that has one.
+func oneRun(dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, "run.json")); err == nil {
+		return dir, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var runs []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "run.json")); e.IsDir() && err == nil {
+			runs = append(runs, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(runs) != 1 {
+		return "", fmt.Errorf("%s: expected one run folder (with run.json), found %d", dir, len(runs))
+	}
+	return runs[0], nil
 }
 
 // relabel returns r with the cells of each strategy FROM counted as
