@@ -12,6 +12,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/launcher/kube"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runner"
@@ -58,6 +59,10 @@ type runFlags struct {
 	records                       int64
 	members                       int
 	warmup                        time.Duration
+	// launcher is local (child processes of this host) or kubernetes
+	// (a Pod per incarnation), with kube's flags.
+	launcher string
+	kube     kube.Flags
 	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
@@ -74,6 +79,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
 	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
+	fs.StringVar(&f.launcher, "launcher", launcherLocal, "where members run: local (child processes of this host) or kubernetes (a Pod per incarnation, against an external cluster: docs/kubernetes.md)")
+	f.kube.Register(fs)
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),
@@ -108,6 +115,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if err := f.cluster.Check(); err != nil {
 		return "", cli.Usage(err)
 	}
+	if err := f.checkLauncher(fs); err != nil {
+		return "", cli.Usage(err)
+	}
 	if check != nil {
 		if err := check(); err != nil {
 			return "", cli.Usage(err)
@@ -124,6 +134,13 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	plan.Print(os.Stdout)
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
+	if f.launcher == launcherKubernetes {
+		closeKube, err := f.startKube(ctx, &opts)
+		if err != nil {
+			return "", err
+		}
+		defer closeKube()
+	}
 	res, err := runner.Run(ctx, opts)
 	fmt.Println()
 	if res.Dir != "" {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/launcher/kube"
+	"github.com/chaosbench/chaosbench/internal/runner"
+	"github.com/chaosbench/chaosbench/workloads"
+)
+
+// The launchers of --launcher.
+const (
+	launcherLocal      = "local"
+	launcherKubernetes = "kubernetes"
+)
+
+// checkLauncher refuses, before anything starts, a launcher that does not
+// exist, the Kubernetes launcher's flags without it, and a Kubernetes run
+// without what it needs: an external cluster that Pods can reach (a
+// local or docker provider's brokers are this host's), an image, the
+// results folder mounted in the Pods.
+func (f *runFlags) checkLauncher(fs *flag.FlagSet) error {
+	switch f.launcher {
+	case launcherLocal:
+		for _, n := range kube.Names {
+			if cli.Given(fs, n) {
+				return fmt.Errorf("--%s: only with --launcher kubernetes", n)
+			}
+		}
+		return nil
+	case launcherKubernetes:
+	default:
+		return fmt.Errorf("--launcher %q: expected %s or %s", f.launcher, launcherLocal, launcherKubernetes)
+	}
+	var errs []error
+	bootstrap := f.cluster.Bootstrap
+	if bootstrap == "" {
+		bootstrap = os.Getenv("KAFKA_BOOTSTRAP")
+	}
+	switch {
+	case f.cluster.Provider == cluster.ProviderLocal || f.cluster.Provider == cluster.ProviderDocker:
+		errs = append(errs, fmt.Errorf("--launcher kubernetes with --provider %s: the Pods cannot reach brokers that this host runs; a Kubernetes run uses an external cluster: --bootstrap (or KAFKA_BOOTSTRAP) and its client properties (-X, -F), such as one Strimzi manages", f.cluster.Provider))
+	case bootstrap == "":
+		errs = append(errs, errors.New("--launcher kubernetes: no --bootstrap (or KAFKA_BOOTSTRAP): a Kubernetes run uses an external cluster that the Pods reach at that address, with its client properties (-X, -F); it does not start local brokers"))
+	default:
+		if host := loopback(bootstrap); host != "" {
+			errs = append(errs, fmt.Errorf("--launcher kubernetes: --bootstrap %s: %s is a loopback address, which no Pod reaches: give the brokers' address as the cluster sees it", bootstrap, host))
+		}
+	}
+	if err := f.kube.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// loopback returns the first host of a bootstrap list that is a loopback
+// address.
+func loopback(bootstrap string) string {
+	for _, hp := range strings.Split(bootstrap, ",") {
+		host, _, err := net.SplitHostPort(strings.TrimSpace(hp))
+		if err != nil {
+			host = strings.TrimSpace(hp)
+		}
+		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+			return host
+		}
+	}
+	return ""
+}
+
+// startKube connects to the Kubernetes cluster (exit 2 when none
+// answers), creates the run's owner object and makes the launcher the
+// run's. The function it returns deletes everything the run created.
+func (f *runFlags) startKube(ctx context.Context, opts *runner.Options) (func(), error) {
+	cfg, err := f.kube.Connect(ctx)
+	if err != nil {
+		return nil, cli.Usage(fmt.Errorf("--launcher kubernetes: %w", err))
+	}
+	cfg.Deadline, err = kubeDeadline(opts.Spec, f.kube.Deadline)
+	if err != nil {
+		return nil, cli.Usage(err)
+	}
+	results, err := filepath.Abs(opts.ResultsDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(results, 0o755); err != nil {
+		return nil, err
+	}
+	cfg.Results = kube.Volume{Path: results, Claim: f.kube.ResultsClaim}
+	cfg.Run = kubeRunName(time.Now())
+	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "kubernetes: "+format+"\n", args...) }
+	l, err := kube.New(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts.Launcher = l
+	fmt.Printf("launcher: kubernetes, namespace %s, run %s, image %s, pod deadline %s (deleting configmap chaosbench-%s deletes everything the run started)\n",
+		l.Namespace(), l.Run(), cfg.Image, cfg.Deadline, l.Run())
+	return func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := l.Close(cctx); err != nil {
+			fmt.Fprintf(os.Stderr, "kubernetes: %v\n", err)
+		}
+	}, nil
+}
+
+// kubeDeadline is the Pods' activeDeadlineSeconds: the flag's, or the
+// longest a cell can run (its traffic and drain timeout) and 10 minutes
+// for the group's start, the settling and the stops.
+func kubeDeadline(spec *workloads.Spec, flagged time.Duration) (time.Duration, error) {
+	if flagged > 0 {
+		return flagged, nil
+	}
+	end, ok := spec.TrafficEnd()
+	if !ok {
+		return 0, fmt.Errorf("--kube-deadline: required for %s: its traffic has no end known in advance", spec.File)
+	}
+	d := (end + spec.Chaos.DrainTimeout + 10*time.Minute).Round(time.Second)
+	if d > kube.MaxDeadline {
+		return 0, fmt.Errorf("%s: a cell may run %v, past the Pods' longest deadline (%v)", spec.File, d, kube.MaxDeadline)
+	}
+	return d, nil
+}
+
+// kubeRunName names a run's Kubernetes objects: its start, and a random
+// tag so that two runs never share one.
+func kubeRunName(t time.Time) string {
+	var tag [3]byte
+	_, _ = rand.Read(tag[:])
+	return "cb" + strings.ToLower(t.UTC().Format("20060102t150405")) + "-" + hex.EncodeToString(tag[:])
+}
