@@ -34,7 +34,9 @@ func ParseSignal(s string) (syscall.Signal, error) {
 // Pod's processes), other than self, and returns their PIDs. It runs in
 // the member's container, exec'd by the launcher: from there the member
 // is not PID 1 (the Pod's pause process is), so a SIGKILL or SIGSTOP
-// reaches it. A member is a process whose second argument is "member".
+// reaches it. A member is `chaos member` (its second argument is
+// "member") or the Java member it replaces itself with (a JVM running
+// javaMain).
 func SignalMembers(procDir string, self int, sig syscall.Signal, kill func(pid int, sig syscall.Signal) error) ([]int, error) {
 	entries, err := os.ReadDir(procDir)
 	if err != nil {
@@ -51,8 +53,7 @@ func SignalMembers(procDir string, self int, sig syscall.Signal, kill func(pid i
 		if err != nil {
 			continue // gone meanwhile, or not ours to read
 		}
-		args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
-		if len(args) < 2 || string(args[1]) != "member" {
+		if !isMember(bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})) {
 			continue
 		}
 		if err := kill(pid, sig); err != nil {
@@ -65,4 +66,19 @@ func SignalMembers(procDir string, self int, sig syscall.Signal, kill func(pid i
 		return nil, errors.New("no member process in this pod")
 	}
 	return pids, errors.Join(errs...)
+}
+
+// javaMain is the Java member's main class (internal/member's javaMain).
+const javaMain = "chaosbench.member.Main"
+
+func isMember(args [][]byte) bool {
+	if len(args) >= 2 && string(args[1]) == "member" {
+		return true
+	}
+	for _, a := range args {
+		if string(a) == javaMain {
+			return true
+		}
+	}
+	return false
 }

@@ -132,8 +132,8 @@ func (c *Config) validate() error {
 	if len(c.Run) > 30 || !runRE.MatchString(c.Run) {
 		errs = append(errs, fmt.Errorf("run name %q: expected a DNS label of at most 30 characters", c.Run))
 	}
-	if c.Deadline < time.Minute || c.Deadline > MaxDeadline {
-		errs = append(errs, fmt.Errorf("deadline %v: expected 1m to %v", c.Deadline, MaxDeadline))
+	if c.Deadline < time.Second || c.Deadline > MaxDeadline {
+		errs = append(errs, fmt.Errorf("deadline %v: expected 1s to %v", c.Deadline, MaxDeadline))
 	}
 	if c.Grace < time.Second || c.Grace > time.Hour {
 		errs = append(errs, fmt.Errorf("grace %v: expected 1s to 1h", c.Grace))
@@ -264,9 +264,10 @@ func (l *Launcher) secret(ctx context.Context, env []string) (string, error) {
 }
 
 // Close deletes the run's owner object (the garbage collector deletes
-// what it owns) and the run's Pods, at once: the driver has stopped or
-// killed every member by then, and any Pod still there is one it lost.
-// It waits for the Pods it started to be reported gone, up to ctx.
+// what it owns) and the run's Pods, each with its grace: the driver has
+// stopped or killed every member by then, and any Pod still running is
+// one it lost. It waits, up to ctx, until every Pod it started has
+// ended: a Pod deleted with a grace goes once its container has stopped.
 func (l *Launcher) Close(ctx context.Context) error {
 	var errs []error
 	bg := metav1.DeletePropagationBackground
@@ -275,8 +276,7 @@ func (l *Launcher) Close(ctx context.Context) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, fmt.Errorf("delete the run's object %s: %w", runObjectName(l.cfg.Run), err))
 	}
-	zero := int64(0)
-	err = l.cfg.Client.CoreV1().Pods(l.cfg.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero},
+	err = l.cfg.Client.CoreV1().Pods(l.cfg.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: RunSelector(l.cfg.Run)})
 	if err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, fmt.Errorf("delete the run's pods: %w", err))

@@ -419,7 +419,11 @@ func pending(pod *corev1.Pod) string {
 func exitOf(pod *corev1.Pod) (exitState, bool) {
 	for _, cs := range pod.Status.ContainerStatuses {
 		if cs.Name == Container && cs.State.Terminated != nil {
-			return exitFromTerminated(cs.State.Terminated), true
+			e := exitFromTerminated(cs.State.Terminated)
+			if pod.Status.Reason != "" {
+				e.reason += fmt.Sprintf("; pod %s: %s: %s", pod.Status.Phase, pod.Status.Reason, pod.Status.Message)
+			}
+			return e, true
 		}
 	}
 	switch pod.Status.Phase {
