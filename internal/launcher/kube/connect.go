@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -98,24 +99,40 @@ func (f *Flags) Connect(ctx context.Context) (Config, error) {
 		}
 	}
 	rc.Timeout = 15 * time.Second
-	client, err := kubernetes.NewForConfig(rc)
+	client, err := corev1client.NewForConfig(rc)
 	if err != nil {
 		return Config{}, fmt.Errorf("%w (%s): %v", ErrUnreachable, where, err)
 	}
-	v, err := client.Discovery().ServerVersion()
+	version, err := serverVersion(ctx, client)
 	if err != nil {
 		return Config{}, fmt.Errorf("%w (%s, server %s): %v", ErrUnreachable, where, rc.Host, err)
 	}
-	if _, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		return Config{}, fmt.Errorf("Kubernetes %s at %s (%s): cannot list the pods of namespace %s: %v", v.GitVersion, rc.Host, where, ns, err)
+	if _, err := client.Pods(ns).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		return Config{}, fmt.Errorf("Kubernetes %s at %s (%s): cannot list the pods of namespace %s: %v", version, rc.Host, where, ns, err)
 	}
 	// The streams and watches outlive a request's timeout.
 	rc.Timeout = 0
-	if client, err = kubernetes.NewForConfig(rc); err != nil {
+	if client, err = corev1client.NewForConfig(rc); err != nil {
 		return Config{}, err
 	}
 	return Config{Client: client, Streams: APIStreams{Config: rc, Client: client}, Namespace: ns, Image: f.Image,
 		Binary: f.Binary, StartTimeout: f.StartTimeout}, nil
+}
+
+// serverVersion asks the API server its version (GET /version), as the
+// discovery client would, without that client's dependencies.
+func serverVersion(ctx context.Context, client corev1client.CoreV1Interface) (string, error) {
+	raw, err := client.RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return "", err
+	}
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil || v.GitVersion == "" {
+		return "", fmt.Errorf("GET /version: not an API server's answer: %.100q", raw)
+	}
+	return v.GitVersion, nil
 }
 
 func describeKubeconfig(explicit string, rules *clientcmd.ClientConfigLoadingRules) string {

@@ -38,15 +38,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/chaosbench/chaosbench/internal/launcher"
 )
 
 // Config configures a run's launcher.
 type Config struct {
-	// Client reaches the API server.
-	Client kubernetes.Interface
+	// Client reaches the API server's core group (Pods, Secrets,
+	// ConfigMaps): the one typed client the launcher needs, not the
+	// whole clientset, which would double the chaos binary.
+	Client corev1client.CoreV1Interface
 	// Streams execs into, attaches to and reads the logs of a Pod's
 	// container (APIStreams against an API server).
 	Streams Streams
@@ -171,7 +173,7 @@ func New(ctx context.Context, cfg Config) (*Launcher, error) {
 			"note":     "deleting this object deletes every Pod and Secret of the run",
 		},
 	}
-	created, err := cfg.Client.CoreV1().ConfigMaps(cfg.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+	created, err := cfg.Client.ConfigMaps(cfg.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes launcher: create the run's object %s/%s: %w", cfg.Namespace, cm.Name, err)
 	}
@@ -206,7 +208,7 @@ func (l *Launcher) Start(ctx context.Context, s launcher.Spec) (launcher.Process
 		return nil, err
 	}
 	pod := Pod(&l.cfg, l.owner, s, secret)
-	pods := l.cfg.Client.CoreV1().Pods(l.cfg.Namespace)
+	pods := l.cfg.Client.Pods(l.cfg.Namespace)
 	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("start %s.%d: create pod %s: %w", s.Name, s.Inc, pod.Name, err)
@@ -253,7 +255,7 @@ func (l *Launcher) secret(ctx context.Context, env []string) (string, error) {
 		StringData: data,
 		Type:       corev1.SecretTypeOpaque,
 	}
-	_, err := l.cfg.Client.CoreV1().Secrets(l.cfg.Namespace).Create(ctx, sec, metav1.CreateOptions{})
+	_, err := l.cfg.Client.Secrets(l.cfg.Namespace).Create(ctx, sec, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", fmt.Errorf("create the members' secret %s: %w", name, err)
 	}
@@ -271,12 +273,12 @@ func (l *Launcher) secret(ctx context.Context, env []string) (string, error) {
 func (l *Launcher) Close(ctx context.Context) error {
 	var errs []error
 	bg := metav1.DeletePropagationBackground
-	err := l.cfg.Client.CoreV1().ConfigMaps(l.cfg.Namespace).Delete(ctx, runObjectName(l.cfg.Run),
+	err := l.cfg.Client.ConfigMaps(l.cfg.Namespace).Delete(ctx, runObjectName(l.cfg.Run),
 		metav1.DeleteOptions{PropagationPolicy: &bg})
 	if err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, fmt.Errorf("delete the run's object %s: %w", runObjectName(l.cfg.Run), err))
 	}
-	err = l.cfg.Client.CoreV1().Pods(l.cfg.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
+	err = l.cfg.Client.Pods(l.cfg.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: RunSelector(l.cfg.Run)})
 	if err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, fmt.Errorf("delete the run's pods: %w", err))

@@ -98,7 +98,7 @@ func newRig(t *testing.T, change func(*kube.Config)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := kube.Config{Client: k.Client, Streams: k, Namespace: ns, Image: "chaosbench:test", Binary: exe,
+	cfg := kube.Config{Client: k.Client.CoreV1(), Streams: k, Namespace: ns, Image: "chaosbench:test", Binary: exe,
 		Run: "cbtest-1", Deadline: time.Hour, Grace: 5 * time.Second, StartTimeout: 10 * time.Second,
 		Logf: t.Logf}
 	if change != nil {
@@ -396,7 +396,7 @@ func TestConfigRefused(t *testing.T) {
 		{func(c *kube.Config) { c.Results = kube.Volume{Path: "results"} }, "absolute"},
 		{func(c *kube.Config) { c.Namespace = "" }, "namespace"},
 	} {
-		cfg := kube.Config{Client: k.Client, Streams: k, Namespace: ns, Image: "i", Run: "r1", Deadline: time.Hour}
+		cfg := kube.Config{Client: k.Client.CoreV1(), Streams: k, Namespace: ns, Image: "i", Run: "r1", Deadline: time.Hour}
 		tc.change(&cfg)
 		if _, err := kube.New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)

@@ -167,7 +167,7 @@ func (p *process) follow() {
 		zero := int64(0)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		err := p.l.cfg.Client.CoreV1().Pods(p.l.cfg.Namespace).Delete(ctx, p.pod,
+		err := p.l.cfg.Client.Pods(p.l.cfg.Namespace).Delete(ctx, p.pod,
 			metav1.DeleteOptions{GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{UID: &p.uid}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			p.l.logf("pod %s: delete after its exit: %v", p.pod, err)
@@ -216,7 +216,7 @@ func (p *process) abandon() {
 	zero := int64(0)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_ = p.l.cfg.Client.CoreV1().Pods(p.l.cfg.Namespace).Delete(ctx, p.pod, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	_ = p.l.cfg.Client.Pods(p.l.cfg.Namespace).Delete(ctx, p.pod, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 }
 
 // resync bounds how long a missed watch event can go unnoticed.
@@ -226,7 +226,7 @@ const resync = 30 * time.Second
 // true or ctx ends: a read, then a watch from the read's resource
 // version, read again whenever the watch closes and every resync.
 func (p *process) watch(ctx context.Context, seen func(*corev1.Pod) bool) error {
-	pods := p.l.cfg.Client.CoreV1().Pods(p.l.cfg.Namespace)
+	pods := p.l.cfg.Client.Pods(p.l.cfg.Namespace)
 	for {
 		pod, err := pods.Get(ctx, p.pod, metav1.GetOptions{})
 		switch {
@@ -319,7 +319,7 @@ func (p *process) Signal(sig syscall.Signal) error {
 	defer cancel()
 	if sig == syscall.SIGTERM {
 		grace := int64(p.l.cfg.Grace.Seconds())
-		err := p.l.cfg.Client.CoreV1().Pods(p.l.cfg.Namespace).Delete(ctx, p.pod,
+		err := p.l.cfg.Client.Pods(p.l.cfg.Namespace).Delete(ctx, p.pod,
 			metav1.DeleteOptions{GracePeriodSeconds: &grace, Preconditions: &metav1.Preconditions{UID: &p.uid}})
 		if err != nil {
 			return fmt.Errorf("%s.%d: delete pod %s with grace %ds: %w", p.spec.Name, p.spec.Inc, p.pod, grace, err)

@@ -9,8 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
 )
@@ -35,7 +35,7 @@ type Streams interface {
 // as kubectl does them.
 type APIStreams struct {
 	Config *rest.Config
-	Client kubernetes.Interface
+	Client corev1client.CoreV1Interface
 }
 
 func (a APIStreams) executor(req *rest.Request) (remotecommand.Executor, error) {
@@ -54,7 +54,7 @@ func (a APIStreams) executor(req *rest.Request) (remotecommand.Executor, error) 
 
 // Exec implements Streams.
 func (a APIStreams) Exec(ctx context.Context, namespace, pod, container string, cmd []string) error {
-	req := a.Client.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
+	req := a.Client.RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	ex, err := a.executor(req)
 	if err != nil {
@@ -72,7 +72,7 @@ func (a APIStreams) Exec(ctx context.Context, namespace, pod, container string, 
 
 // Attach implements Streams.
 func (a APIStreams) Attach(ctx context.Context, namespace, pod, container string, stdin io.Reader) error {
-	req := a.Client.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("attach").
+	req := a.Client.RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("attach").
 		VersionedParams(&corev1.PodAttachOptions{Container: container, Stdin: true}, scheme.ParameterCodec)
 	ex, err := a.executor(req)
 	if err != nil {
@@ -83,5 +83,5 @@ func (a APIStreams) Attach(ctx context.Context, namespace, pod, container string
 
 // Log implements Streams.
 func (a APIStreams) Log(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error) {
-	return a.Client.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: true}).Stream(ctx)
+	return a.Client.Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: true}).Stream(ctx)
 }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// chaos run --launcher kubernetes refuses, with status 2 and before
+// anything is written, what cannot run: no external cluster the Pods
+// reach (none given, the local or docker provider, a loopback address),
+// no image, no results volume, no API server answering; and the
+// launcher's flags without it.
+func TestKubernetesLauncherRefuses(t *testing.T) {
+	chaos, _ := testBinaries(t)
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	// An API server that is not there: a port nothing listens on.
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: gone
+  cluster: {server: "https://127.0.0.1:1"}
+contexts:
+- name: gone
+  context: {cluster: gone, user: u, namespace: bench}
+current-context: gone
+users:
+- name: u
+  user: {token: not-a-secret}
+`), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := "../../workloads/default.yaml"
+	kube := []string{"run", "--launcher", "kubernetes", "--results", results, w}
+	ready := with(kube, "--bootstrap", "kafka.bench.svc:9092", "--kube-image", "chaosbench:test", "--kube-results-hostpath")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"nothing given", kube, []string{"no --bootstrap (or KAFKA_BOOTSTRAP)", "--kube-image: required", "--kube-results-claim or --kube-results-hostpath: required"}},
+		{"local provider", with(ready, "--provider", "local"), []string{"--provider local", "external cluster"}},
+		{"loopback", with(kube, "--bootstrap", "127.0.0.1:9092", "--kube-image", "i", "--kube-results-claim", "c"), []string{"127.0.0.1 is a loopback address"}},
+		{"two volumes", with(ready, "--kube-results-claim", "c"), []string{"give one"}},
+		{"no launcher of the name", []string{"run", "--launcher", "nomad", w}, []string{`--launcher "nomad": expected local or kubernetes`}},
+		{"its flags without it", []string{"run", "--kube-image", "i", w}, []string{"--kube-image: only with --launcher kubernetes"}},
+		{"no cluster reachable", append(append([]string{}, ready...), "--kubeconfig", kubeconfig), []string{"no Kubernetes cluster reachable", kubeconfig, "https://127.0.0.1:1"}},
+		{"no kubeconfig", append(append([]string{}, ready...), "--kubeconfig", filepath.Join(dir, "missing")), []string{"no Kubernetes cluster reachable", filepath.Join(dir, "missing")}},
+	} {
+		_, errOut, status := runBinEnv(t, []string{"KAFKA_BOOTSTRAP="}, chaos, tc.args...)
+		if status != 2 {
+			t.Errorf("%s: status %d, want 2\n%s", tc.name, status, errOut)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%s: no %q in\n%s", tc.name, want, errOut)
+			}
+		}
+	}
+	if _, err := os.Stat(results); !os.IsNotExist(err) {
+		t.Errorf("results folder written by a refused run: %v", err)
+	}
+}
+
+// runBinEnv is runBin with env added to the test's environment.
+func runBinEnv(t *testing.T, env []string, bin string, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		status = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), status
+}
+
+// with is base and more, base unchanged.
+func with(base []string, more ...string) []string {
+	return append(append([]string{}, base...), more...)
+}
