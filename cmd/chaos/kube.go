@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,6 +101,13 @@ func (f *runFlags) startKube(ctx context.Context, opts *runner.Options) (func(),
 		return nil, err
 	}
 	cfg.Results = kube.Volume{Path: results, Claim: f.kube.ResultsClaim}
+	// The members are given the run folder's paths: absolute, as the
+	// Pods mount it.
+	opts.ResultsDir = results
+	opts.ClockListen = f.clockListen
+	if f.clockListen == "" {
+		fmt.Fprintln(os.Stderr, "warning: --launcher kubernetes without --clock-listen: the members' Pods cannot reach the driver's time endpoint on this host's loopback, and their clocks are taken as the driver's (docs/kubernetes.md)")
+	}
 	cfg.Run = kubeRunName(time.Now())
 	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "kubernetes: "+format+"\n", args...) }
 	l, err := kube.New(ctx, cfg)
@@ -142,4 +150,24 @@ func kubeRunName(t time.Time) string {
 	var tag [3]byte
 	_, _ = rand.Read(tag[:])
 	return "cb" + strings.ToLower(t.UTC().Format("20060102t150405")) + "-" + hex.EncodeToString(tag[:])
+}
+
+// checkClockListen refuses a --clock-listen that the processes could not
+// be given: not HOST:PORT, or a host that is not one address (0.0.0.0
+// listens everywhere and names nothing to connect to).
+func checkClockListen(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--clock-listen %q: expected HOST:PORT, an address of this host that the members reach (port 0: any free one): %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		return fmt.Errorf("--clock-listen %q: expected one address of this host that the members reach, not one that listens everywhere", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("--clock-listen %q: port %q: expected 0 to 65535", addr, port)
+	}
+	return nil
 }

@@ -51,6 +51,8 @@ users:
 		{"two volumes", with(ready, "--kube-results-claim", "c"), []string{"give one"}},
 		{"no launcher of the name", []string{"run", "--launcher", "nomad", w}, []string{`--launcher "nomad": expected local or kubernetes`}},
 		{"its flags without it", []string{"run", "--kube-image", "i", w}, []string{"--kube-image: only with --launcher kubernetes"}},
+		{"clock endpoint everywhere", with(ready, "--clock-listen", "0.0.0.0:0"), []string{"not one that listens everywhere"}},
+		{"clock endpoint without a port", with(ready, "--clock-listen", "10.1.2.3"), []string{"expected HOST:PORT"}},
 		{"no cluster reachable", append(append([]string{}, ready...), "--kubeconfig", kubeconfig), []string{"no Kubernetes cluster reachable", kubeconfig, "https://127.0.0.1:1"}},
 		{"no kubeconfig", append(append([]string{}, ready...), "--kubeconfig", filepath.Join(dir, "missing")), []string{"no Kubernetes cluster reachable", filepath.Join(dir, "missing")}},
 	} {

@@ -61,8 +61,9 @@ type runFlags struct {
 	warmup                        time.Duration
 	// launcher is local (child processes of this host) or kubernetes
 	// (a Pod per incarnation), with kube's flags.
-	launcher string
-	kube     kube.Flags
+	launcher    string
+	kube        kube.Flags
+	clockListen string
 	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
@@ -81,6 +82,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
 	fs.StringVar(&f.launcher, "launcher", launcherLocal, "where members run: local (child processes of this host) or kubernetes (a Pod per incarnation, against an external cluster: docs/kubernetes.md)")
 	f.kube.Register(fs)
+	fs.StringVar(&f.clockListen, "clock-listen", "", "HOST:PORT the driver's time endpoint listens on, which every process measures its clock against (default 127.0.0.1:0; a Kubernetes run gives an address of this host that the Pods reach)")
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),
@@ -116,6 +118,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 		return "", cli.Usage(err)
 	}
 	if err := f.checkLauncher(fs); err != nil {
+		return "", cli.Usage(err)
+	}
+	if err := checkClockListen(f.clockListen); err != nil {
 		return "", cli.Usage(err)
 	}
 	if check != nil {
@@ -230,7 +235,7 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if warmup == 0 {
 		warmup = -1
 	}
-	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup,
+	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup, ClockListen: f.clockListen,
 		Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
 }
 
