@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chaosbench/chaosbench/internal/cli"
 )
 
 // chaos run --launcher kubernetes refuses, with status 2 and before
@@ -92,4 +95,30 @@ func runBinEnv(t *testing.T, env []string, bin string, args ...string) (stdout, 
 // with is base and more, base unchanged.
 func with(base []string, more ...string) []string {
 	return append(append([]string{}, base...), more...)
+}
+
+// The Pods' default deadline is the longest a cell can run: its traffic,
+// its drain timeout, and 10 minutes.
+func TestKubeDeadline(t *testing.T) {
+	spec, err := cli.LoadWorkload("../../workloads/default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := spec.TrafficEnd()
+	d, err := kubeDeadline(spec, 0)
+	if want := end + spec.Chaos.DrainTimeout + 10*time.Minute; err != nil || d != want {
+		t.Errorf("default deadline %v %v, want %v", d, err, want)
+	}
+	if d, err := kubeDeadline(spec, 2*time.Hour); err != nil || d != 2*time.Hour {
+		t.Errorf("--kube-deadline 2h: %v %v", d, err)
+	}
+	for bootstrap, want := range map[string]string{"127.0.0.1:9092": "127.0.0.1", "kafka:9092,localhost:9093": "localhost",
+		"[::1]:9092": "::1", "kafka-0.kafka:9092,10.0.0.7:9092": ""} {
+		if got := loopback(bootstrap); got != want {
+			t.Errorf("loopback(%q) = %q, want %q", bootstrap, got, want)
+		}
+	}
+	if name := kubeRunName(time.Date(2026, 12, 2, 16, 5, 12, 0, time.UTC)); !strings.HasPrefix(name, "cb20261202t160512-") || len(name) > 30 {
+		t.Errorf("run name %q", name)
+	}
 }
