@@ -63,7 +63,7 @@ func TestRunThroughKubernetesLauncher(t *testing.T) {
 	kafkatest.Require(t)
 	k := kubetest.New()
 	defer k.Close()
-	l, err := kube.New(context.Background(), kube.Config{Client: k.Client.CoreV1(), Streams: k, Namespace: "bench",
+	l, err := kube.New(context.Background(), kube.Config{Client: k.API(), Streams: k, Namespace: "bench",
 		Image: "chaosbench:test", Binary: chaosBinary, Run: "cbrunnertest", Deadline: 10 * time.Minute, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)

@@ -38,7 +38,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/chaosbench/chaosbench/internal/launcher"
 )
@@ -46,9 +45,8 @@ import (
 // Config configures a run's launcher.
 type Config struct {
 	// Client reaches the API server's core group (Pods, Secrets,
-	// ConfigMaps): the one typed client the launcher needs, not the
-	// whole clientset, which would double the chaos binary.
-	Client corev1client.CoreV1Interface
+	// ConfigMaps): NewAPI, or client-go's generated client.
+	Client API
 	// Streams execs into, attaches to and reads the logs of a Pod's
 	// container (APIStreams against an API server).
 	Streams Streams
@@ -269,7 +267,8 @@ func (l *Launcher) secret(ctx context.Context, env []string) (string, error) {
 // what it owns) and the run's Pods, each with its grace: the driver has
 // stopped or killed every member by then, and any Pod still running is
 // one it lost. It waits, up to ctx, until every Pod it started has
-// ended: a Pod deleted with a grace goes once its container has stopped.
+// ended (a Pod deleted with a grace goes once its container has
+// stopped) and its log is copied.
 func (l *Launcher) Close(ctx context.Context) error {
 	var errs []error
 	bg := metav1.DeletePropagationBackground
@@ -291,9 +290,9 @@ func (l *Launcher) Close(ctx context.Context) error {
 	l.mu.Unlock()
 	for _, p := range procs {
 		select {
-		case <-p.Done():
-			p.stopFollowing()
+		case <-p.ended:
 		case <-ctx.Done():
+			p.stopFollowing()
 			errs = append(errs, fmt.Errorf("pod %s: still there: %w", p.pod, ctx.Err()))
 		}
 	}

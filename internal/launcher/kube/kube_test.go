@@ -98,7 +98,7 @@ func newRig(t *testing.T, change func(*kube.Config)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := kube.Config{Client: k.Client.CoreV1(), Streams: k, Namespace: ns, Image: "chaosbench:test", Binary: exe,
+	cfg := kube.Config{Client: k.API(), Streams: k, Namespace: ns, Image: "chaosbench:test", Binary: exe,
 		Run: "cbtest-1", Deadline: time.Hour, Grace: 5 * time.Second, StartTimeout: 10 * time.Second,
 		Logf: t.Logf}
 	if change != nil {
@@ -108,7 +108,17 @@ func newRig(t *testing.T, change func(*kube.Config)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &rig{t: t, k: k, l: l, dir: t.TempDir()}
+	dir := t.TempDir()
+	// Before the folder goes (cleanups run last first): the launcher
+	// writes the logs until every Pod has ended.
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := l.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return &rig{t: t, k: k, l: l, dir: dir}
 }
 
 func (r *rig) spec(name string, inc int) launcher.Spec {
@@ -396,7 +406,7 @@ func TestConfigRefused(t *testing.T) {
 		{func(c *kube.Config) { c.Results = kube.Volume{Path: "results"} }, "absolute"},
 		{func(c *kube.Config) { c.Namespace = "" }, "namespace"},
 	} {
-		cfg := kube.Config{Client: k.Client.CoreV1(), Streams: k, Namespace: ns, Image: "i", Run: "r1", Deadline: time.Hour}
+		cfg := kube.Config{Client: k.API(), Streams: k, Namespace: ns, Image: "i", Run: "r1", Deadline: time.Hour}
 		tc.change(&cfg)
 		if _, err := kube.New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)

@@ -35,6 +35,7 @@ type process struct {
 	exit    exitState
 	done    chan struct{}
 	logDone chan struct{}
+	ended   chan struct{} // closed once the log is copied and the Pod deleted
 
 	ctlMu sync.Mutex
 	ctlW  *io.PipeWriter // the attach's standard input, while it lasts
@@ -50,7 +51,7 @@ type exitState struct {
 func newProcess(l *Launcher, s launcher.Spec, pod *corev1.Pod) *process {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &process{l: l, spec: s, pod: pod.Name, uid: pod.UID, ctx: ctx, cancel: cancel,
-		done: make(chan struct{}), logDone: make(chan struct{})}
+		done: make(chan struct{}), logDone: make(chan struct{}), ended: make(chan struct{})}
 }
 
 func (p *process) Name() string          { return p.spec.Name }
@@ -152,6 +153,7 @@ func (p *process) follow() {
 		p.ctlMu.Unlock()
 	}
 	go func() {
+		defer close(p.ended)
 		if !p.exited() {
 			if err := p.watch(p.ctx, p.observe); err != nil && !p.exited() {
 				// Only Close ends the watch before the Pod does.

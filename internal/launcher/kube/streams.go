@@ -9,8 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
-	"k8s.io/client-go/kubernetes/scheme"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
 )
@@ -32,10 +30,11 @@ type Streams interface {
 
 // APIStreams are Streams through an API server: exec and attach over
 // WebSocket, or SPDY for a server that does not upgrade to WebSocket,
-// as kubectl does them.
+// as kubectl does them. Config is the cluster's, Client the core group's
+// REST client (NewAPI).
 type APIStreams struct {
 	Config *rest.Config
-	Client corev1client.CoreV1Interface
+	Client rest.Interface
 }
 
 func (a APIStreams) executor(req *rest.Request) (remotecommand.Executor, error) {
@@ -54,8 +53,8 @@ func (a APIStreams) executor(req *rest.Request) (remotecommand.Executor, error) 
 
 // Exec implements Streams.
 func (a APIStreams) Exec(ctx context.Context, namespace, pod, container string, cmd []string) error {
-	req := a.Client.RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+	req := a.Client.Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, parameterCodec)
 	ex, err := a.executor(req)
 	if err != nil {
 		return err
@@ -72,8 +71,8 @@ func (a APIStreams) Exec(ctx context.Context, namespace, pod, container string, 
 
 // Attach implements Streams.
 func (a APIStreams) Attach(ctx context.Context, namespace, pod, container string, stdin io.Reader) error {
-	req := a.Client.RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("attach").
-		VersionedParams(&corev1.PodAttachOptions{Container: container, Stdin: true}, scheme.ParameterCodec)
+	req := a.Client.Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("attach").
+		VersionedParams(&corev1.PodAttachOptions{Container: container, Stdin: true}, parameterCodec)
 	ex, err := a.executor(req)
 	if err != nil {
 		return err
@@ -83,5 +82,6 @@ func (a APIStreams) Attach(ctx context.Context, namespace, pod, container string
 
 // Log implements Streams.
 func (a APIStreams) Log(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error) {
-	return a.Client.Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: true}).Stream(ctx)
+	return a.Client.Get().Namespace(namespace).Resource("pods").Name(pod).SubResource("log").
+		VersionedParams(&corev1.PodLogOptions{Container: container, Follow: true}, parameterCodec).Stream(ctx)
 }

@@ -38,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/chaosbench/chaosbench/internal/launcher/kube"
@@ -564,3 +565,13 @@ func (k *Kubelet) Log(ctx context.Context, ns, pod, ctr string) (io.ReadCloser, 
 }
 
 var _ kube.Streams = (*Kubelet)(nil)
+
+// API is the fake clientset's core group as the launcher's kube.API:
+// client-go's generated client, which the launcher's API is a part of.
+func (k *Kubelet) API() kube.API { return typedAPI{k.Client.CoreV1()} }
+
+type typedAPI struct{ c corev1client.CoreV1Interface }
+
+func (t typedAPI) Pods(ns string) kube.PodClient             { return t.c.Pods(ns) }
+func (t typedAPI) Secrets(ns string) kube.SecretClient       { return t.c.Secrets(ns) }
+func (t typedAPI) ConfigMaps(ns string) kube.ConfigMapClient { return t.c.ConfigMaps(ns) }
