@@ -202,7 +202,14 @@ func readFile(t *testing.T, path string) string {
 // A kill is a SIGKILL inside the Pod: the container's exit code 137 reads
 // as status -1 and SIGKILL, and the Pod is deleted after.
 func TestKillReadsSIGKILLFromTheTerminatedState(t *testing.T) {
+	for _, cut := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exec cut off with the container %v", cut), func(t *testing.T) { testKill(t, cut) })
+	}
+}
+
+func testKill(t *testing.T, cutExecs bool) {
 	r := newRig(t, nil)
+	r.k.CutExecs = cutExecs
 	p := r.start("m1", 0)
 	if h := p.(launcher.Placed).Host(); h != kubetest.Node {
 		t.Errorf("host %q, want the node %q", h, kubetest.Node)

@@ -331,6 +331,17 @@ func (p *process) Signal(sig syscall.Signal) error {
 	name := strings.TrimPrefix(launcher.SignalName(sig), "SIG")
 	cmd := []string{p.l.cfg.Binary, "pod-signal", name}
 	if err := p.l.cfg.Streams.Exec(ctx, p.l.cfg.Namespace, p.pod, Container, cmd); err != nil {
+		// The member is the container's main process: when a SIGKILL
+		// ends it, the runtime ends the container, and may end the exec
+		// with it before it reports. An exec that failed and a member
+		// that ended all the same is a kill that worked.
+		if sig == syscall.SIGKILL {
+			select {
+			case <-p.done:
+				return nil
+			case <-time.After(5 * time.Second):
+			}
+		}
 		return fmt.Errorf("%s.%d: %s in pod %s: %w", p.spec.Name, p.spec.Inc, launcher.SignalName(sig), p.pod, err)
 	}
 	return nil

@@ -51,6 +51,10 @@ const Node = "standin-node"
 // Kubelet is the stand-in: the fake API (Client) and the node.
 type Kubelet struct {
 	Client *fake.Clientset
+	// CutExecs makes an exec whose signal ends the container fail, as a
+	// runtime may end an exec's process with its container's before the
+	// exec reports.
+	CutExecs bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -523,7 +527,17 @@ func (k *Kubelet) Exec(ctx context.Context, ns, pod, ctr string, cmd []string) e
 		return err
 	}
 	k.logf("pod %s: exec pod-signal %s", pod, cmd[2])
-	return c.signal(sig)
+	if err := c.signal(sig); err != nil {
+		return err
+	}
+	if k.CutExecs {
+		select {
+		case <-c.out.done:
+			return errors.New("command terminated with exit code 137: the container ended")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // Attach implements kube.Streams: stdin to the process's standard input.
