@@ -97,9 +97,6 @@ func (f *runFlags) startKube(ctx context.Context, opts *runner.Options) (func(),
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(results, 0o755); err != nil {
-		return nil, err
-	}
 	cfg.Results = kube.Volume{Path: results, Claim: f.kube.ResultsClaim}
 	// The members are given the run folder's paths: absolute, as the
 	// Pods mount it.
@@ -111,7 +108,15 @@ func (f *runFlags) startKube(ctx context.Context, opts *runner.Options) (func(),
 	cfg.Run = kubeRunName(time.Now())
 	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "kubernetes: "+format+"\n", args...) }
 	l, err := kube.New(ctx, cfg)
+	if errors.Is(err, kube.ErrRefused) {
+		return nil, cli.Usage(fmt.Errorf("--launcher kubernetes: %w", err))
+	}
 	if err != nil {
+		return nil, err
+	}
+	// A hostPath volume's folder must exist when a Pod starts.
+	if err := os.MkdirAll(results, 0o755); err != nil {
+		l.Close(ctx)
 		return nil, err
 	}
 	opts.Launcher = l

@@ -144,6 +144,10 @@ func (c *Config) validate() error {
 	return errors.Join(errs...)
 }
 
+// ErrRefused is returned by New when the cluster refuses the run before
+// anything of it exists: no such namespace, or permissions missing.
+var ErrRefused = errors.New("the Kubernetes cluster refuses the run")
+
 // Launcher starts member incarnations as Pods. It implements
 // launcher.Launcher; Close deletes everything the run created.
 type Launcher struct {
@@ -172,7 +176,12 @@ func New(ctx context.Context, cfg Config) (*Launcher, error) {
 		},
 	}
 	created, err := cfg.Client.ConfigMaps(cfg.Namespace).Create(ctx, cm, metav1.CreateOptions{})
-	if err != nil {
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("%w: namespace %s: %v", ErrRefused, cfg.Namespace, err)
+	case apierrors.IsForbidden(err):
+		return nil, fmt.Errorf("%w: namespace %s: the permissions the launcher needs are missing (docs/kubernetes.md, Permissions): %v", ErrRefused, cfg.Namespace, err)
+	case err != nil:
 		return nil, fmt.Errorf("kubernetes launcher: create the run's object %s/%s: %w", cfg.Namespace, cm.Name, err)
 	}
 	return &Launcher{cfg: cfg, owner: OwnerReference(created), secrets: map[string]bool{}, procs: map[*process]bool{}}, nil

@@ -3,6 +3,7 @@ package kube_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,6 +16,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/launcher/kube"
@@ -417,6 +421,25 @@ func TestConfigRefused(t *testing.T) {
 		tc.change(&cfg)
 		if _, err := kube.New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+}
+
+// A namespace that does not exist, or permissions missing, refuse the
+// run before anything of it exists.
+func TestNewRefused(t *testing.T) {
+	k := kubetest.New()
+	defer k.Close()
+	k.Client.PrependReactor("create", "configmaps", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetNamespace() == "forbidden" {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("no"))
+		}
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, a.GetNamespace())
+	})
+	for _, ns := range []string{"missing", "forbidden"} {
+		_, err := kube.New(context.Background(), kube.Config{Client: k.API(), Streams: k, Namespace: ns, Image: "i", Run: "r1", Deadline: time.Hour})
+		if !errors.Is(err, kube.ErrRefused) || !strings.Contains(err.Error(), "namespace "+ns) {
+			t.Errorf("namespace %s: %v", ns, err)
 		}
 	}
 }
