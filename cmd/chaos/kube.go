@@ -17,7 +17,6 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/launcher/kube"
-	"github.com/chaosbench/chaosbench/internal/runner"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -27,12 +26,37 @@ const (
 	launcherKubernetes = "kubernetes"
 )
 
+// launcherFlags say where the members run: run's, bench's and sweep's.
+type launcherFlags struct {
+	launcher    string
+	kube        kube.Flags
+	clockListen string
+}
+
+func (f *launcherFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.launcher, "launcher", launcherLocal, "where members run: local (child processes of this host) or kubernetes (a Pod per incarnation, against an external cluster: docs/kubernetes.md)")
+	f.kube.Register(fs)
+	fs.StringVar(&f.clockListen, "clock-listen", "", "HOST:PORT the driver's time endpoint listens on, which every process measures its clock against (default 127.0.0.1:0; a Kubernetes run gives an address of this host that the Pods reach)")
+}
+
+// kubernetes reports whether the members run as Pods.
+func (f *launcherFlags) kubernetes() bool { return f.launcher == launcherKubernetes }
+
+// check refuses, before anything starts, what checkLauncher and
+// checkClockListen refuse.
+func (f *launcherFlags) check(fs *flag.FlagSet, c *cluster.Flags) error {
+	if err := f.checkLauncher(fs, c); err != nil {
+		return err
+	}
+	return checkClockListen(f.clockListen)
+}
+
 // checkLauncher refuses, before anything starts, a launcher that does not
 // exist, the Kubernetes launcher's flags without it, and a Kubernetes run
 // without what it needs: an external cluster that Pods can reach (a
 // local or docker provider's brokers are this host's), an image, the
 // results folder mounted in the Pods.
-func (f *runFlags) checkLauncher(fs *flag.FlagSet) error {
+func (f *launcherFlags) checkLauncher(fs *flag.FlagSet, c *cluster.Flags) error {
 	switch f.launcher {
 	case launcherLocal:
 		for _, n := range kube.Names {
@@ -46,13 +70,13 @@ func (f *runFlags) checkLauncher(fs *flag.FlagSet) error {
 		return fmt.Errorf("--launcher %q: expected %s or %s", f.launcher, launcherLocal, launcherKubernetes)
 	}
 	var errs []error
-	bootstrap := f.cluster.Bootstrap
+	bootstrap := c.Bootstrap
 	if bootstrap == "" {
 		bootstrap = os.Getenv("KAFKA_BOOTSTRAP")
 	}
 	switch {
-	case f.cluster.Provider == cluster.ProviderLocal || f.cluster.Provider == cluster.ProviderDocker:
-		errs = append(errs, fmt.Errorf("--launcher kubernetes with --provider %s: the Pods cannot reach brokers that this host runs; a Kubernetes run uses an external cluster: --bootstrap (or KAFKA_BOOTSTRAP) and its client properties (-X, -F), such as one Strimzi manages", f.cluster.Provider))
+	case c.Provider == cluster.ProviderLocal || c.Provider == cluster.ProviderDocker:
+		errs = append(errs, fmt.Errorf("--launcher kubernetes with --provider %s: the Pods cannot reach brokers that this host runs; a Kubernetes run uses an external cluster: --bootstrap (or KAFKA_BOOTSTRAP) and its client properties (-X, -F), such as one Strimzi manages", c.Provider))
 	case bootstrap == "":
 		errs = append(errs, errors.New("--launcher kubernetes: no --bootstrap (or KAFKA_BOOTSTRAP): a Kubernetes run uses an external cluster that the Pods reach at that address, with its client properties (-X, -F); it does not start local brokers"))
 	default:
@@ -81,48 +105,51 @@ func loopback(bootstrap string) string {
 	return ""
 }
 
-// startKube connects to the Kubernetes cluster (exit 2 when none
-// answers), creates the run's owner object and makes the launcher the
-// run's. The function it returns deletes everything the run created.
-func (f *runFlags) startKube(ctx context.Context, opts *runner.Options) (func(), error) {
+// start connects to the Kubernetes cluster (exit 2 when none answers or
+// it refuses the run), creates the run's owner object and returns the
+// launcher, with the Pods' deadline the longest any of specs' cells can
+// run, and the results folder mounted at its absolute path, which the
+// caller must use. The function it returns deletes everything the run
+// created.
+func (f *launcherFlags) start(ctx context.Context, specs []*workloads.Spec, resultsDir string) (*kube.Launcher, string, func(), error) {
 	cfg, err := f.kube.Connect(ctx)
 	if err != nil {
-		return nil, cli.Usage(fmt.Errorf("--launcher kubernetes: %w", err))
+		return nil, "", nil, cli.Usage(fmt.Errorf("--launcher kubernetes: %w", err))
 	}
-	cfg.Deadline, err = kubeDeadline(opts.Spec, f.kube.Deadline)
+	for _, spec := range specs {
+		d, err := kubeDeadline(spec, f.kube.Deadline)
+		if err != nil {
+			return nil, "", nil, cli.Usage(err)
+		}
+		cfg.Deadline = max(cfg.Deadline, d)
+	}
+	results, err := filepath.Abs(resultsDir)
 	if err != nil {
-		return nil, cli.Usage(err)
+		return nil, "", nil, err
 	}
-	results, err := filepath.Abs(opts.ResultsDir)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Results = kube.Volume{Path: results, Claim: f.kube.ResultsClaim}
 	// The members are given the run folder's paths: absolute, as the
 	// Pods mount it.
-	opts.ResultsDir = results
-	opts.ClockListen = f.clockListen
-	if f.clockListen == "" {
-		fmt.Fprintln(os.Stderr, "warning: --launcher kubernetes without --clock-listen: the members' Pods cannot reach the driver's time endpoint on this host's loopback, and their clocks are taken as the driver's (docs/kubernetes.md)")
-	}
+	cfg.Results = kube.Volume{Path: results, Claim: f.kube.ResultsClaim}
 	cfg.Run = kubeRunName(time.Now())
 	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "kubernetes: "+format+"\n", args...) }
 	l, err := kube.New(ctx, cfg)
 	if errors.Is(err, kube.ErrRefused) {
-		return nil, cli.Usage(fmt.Errorf("--launcher kubernetes: %w", err))
+		return nil, "", nil, cli.Usage(fmt.Errorf("--launcher kubernetes: %w", err))
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	// A hostPath volume's folder must exist when a Pod starts.
 	if err := os.MkdirAll(results, 0o755); err != nil {
-		l.Close(ctx)
-		return nil, err
+		_ = l.Close(ctx)
+		return nil, "", nil, err
 	}
-	opts.Launcher = l
+	if f.clockListen == "" {
+		fmt.Fprintln(os.Stderr, "warning: --launcher kubernetes without --clock-listen: the members' Pods cannot reach the driver's time endpoint on this host's loopback, and their clocks are taken as the driver's (docs/kubernetes.md)")
+	}
 	fmt.Printf("launcher: kubernetes, namespace %s, run %s, image %s, pod deadline %s (deleting configmap chaosbench-%s deletes everything the run started)\n",
 		l.Namespace(), l.Run(), cfg.Image, cfg.Deadline, l.Run())
-	return func() {
+	return l, results, func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if err := l.Close(cctx); err != nil {

@@ -56,6 +56,8 @@ users:
 		{"its flags without it", []string{"run", "--kube-image", "i", w}, []string{"--kube-image: only with --launcher kubernetes"}},
 		{"clock endpoint everywhere", with(ready, "--clock-listen", "0.0.0.0:0"), []string{"not one that listens everywhere"}},
 		{"clock endpoint without a port", with(ready, "--clock-listen", "10.1.2.3"), []string{"expected HOST:PORT"}},
+		{"a sweep too", []string{"sweep", "--launcher", "kubernetes", "--vary", "members=1,2", "--results", results, "../../workloads/capacity.yaml"}, []string{"no --bootstrap (or KAFKA_BOOTSTRAP)", "--kube-image: required"}},
+		{"a sweep with no cluster reachable", []string{"sweep", "--launcher", "kubernetes", "--vary", "members=1,2", "--results", results, "--bootstrap", "kafka.bench.svc:9092", "--kube-image", "i", "--kube-results-claim", "c", "--kubeconfig", kubeconfig, "../../workloads/capacity.yaml"}, []string{"no Kubernetes cluster reachable"}},
 		{"no cluster reachable", append(append([]string{}, ready...), "--kubeconfig", kubeconfig), []string{"no Kubernetes cluster reachable", kubeconfig, "https://127.0.0.1:1"}},
 		{"no kubeconfig", append(append([]string{}, ready...), "--kubeconfig", filepath.Join(dir, "missing")), []string{"no Kubernetes cluster reachable", filepath.Join(dir, "missing")}},
 	} {

@@ -12,7 +12,6 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
-	"github.com/chaosbench/chaosbench/internal/launcher/kube"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/runner"
@@ -59,11 +58,9 @@ type runFlags struct {
 	records                       int64
 	members                       int
 	warmup                        time.Duration
-	// launcher is local (child processes of this host) or kubernetes
-	// (a Pod per incarnation), with kube's flags.
-	launcher    string
-	kube        kube.Flags
-	clockListen string
+	// launch: local (child processes of this host) or kubernetes (a
+	// Pod per incarnation).
+	launch launcherFlags
 	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
@@ -80,9 +77,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
 	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
-	fs.StringVar(&f.launcher, "launcher", launcherLocal, "where members run: local (child processes of this host) or kubernetes (a Pod per incarnation, against an external cluster: docs/kubernetes.md)")
-	f.kube.Register(fs)
-	fs.StringVar(&f.clockListen, "clock-listen", "", "HOST:PORT the driver's time endpoint listens on, which every process measures its clock against (default 127.0.0.1:0; a Kubernetes run gives an address of this host that the Pods reach)")
+	f.launch.register(fs)
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),
@@ -117,10 +112,7 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if err := f.cluster.Check(); err != nil {
 		return "", cli.Usage(err)
 	}
-	if err := f.checkLauncher(fs); err != nil {
-		return "", cli.Usage(err)
-	}
-	if err := checkClockListen(f.clockListen); err != nil {
+	if err := f.launch.check(fs, &f.cluster); err != nil {
 		return "", cli.Usage(err)
 	}
 	if check != nil {
@@ -139,12 +131,13 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	plan.Print(os.Stdout)
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
-	if f.launcher == launcherKubernetes {
-		closeKube, err := f.startKube(ctx, &opts)
+	if f.launch.kubernetes() {
+		l, results, closeKube, err := f.launch.start(ctx, []*workloads.Spec{opts.Spec}, opts.ResultsDir)
 		if err != nil {
 			return "", err
 		}
 		defer closeKube()
+		opts.Launcher, opts.ResultsDir = l, results
 	}
 	res, err := runner.Run(ctx, opts)
 	fmt.Println()
@@ -235,7 +228,7 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if warmup == 0 {
 		warmup = -1
 	}
-	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup, ClockListen: f.clockListen,
+	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup, ClockListen: f.launch.clockListen,
 		Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
 }
 

@@ -217,6 +217,13 @@ func (l *Launcher) Start(ctx context.Context, s launcher.Spec) (launcher.Process
 	pod := Pod(&l.cfg, l.owner, s, secret)
 	pods := l.cfg.Client.Pods(l.cfg.Namespace)
 	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// A Pod of the name from an earlier run of this command (a
+		// sweep's runs have cells of the same names), still going.
+		if err = l.clear(ctx, pod.Name); err == nil {
+			created, err = pods.Create(ctx, pod, metav1.CreateOptions{})
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start %s.%d: create pod %s: %w", s.Name, s.Inc, pod.Name, err)
 	}
@@ -230,6 +237,39 @@ func (l *Launcher) Start(ctx context.Context, s launcher.Spec) (launcher.Process
 	l.mu.Unlock()
 	p.follow()
 	return p, nil
+}
+
+// clear waits until the Pod of a name is gone, if it is this run's and
+// has ended (deleting it if need be): its launcher deletes it once its
+// log is copied.
+func (l *Launcher) clear(ctx context.Context, name string) error {
+	pods := l.cfg.Client.Pods(l.cfg.Namespace)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		old, err := pods.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case err != nil:
+			return err
+		case old.Labels[LabelRun] != l.cfg.Run:
+			return fmt.Errorf("pod %s exists and is not this run's (%s)", name, old.Labels[LabelRun])
+		case old.DeletionTimestamp == nil && running(old):
+			return fmt.Errorf("pod %s: an incarnation of the same name runs", name)
+		}
+		if _, ended := exitOf(old); ended && old.DeletionTimestamp == nil {
+			zero := int64(0)
+			if err := pods.Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pod %s of the same name still there: %w", name, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // secret returns the Secret holding env (KEY=value entries), created once

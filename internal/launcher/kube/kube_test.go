@@ -231,6 +231,19 @@ func testKill(t *testing.T, cutExecs bool) {
 	}
 }
 
+// A Pod of the same name from an earlier run of the command (a sweep's
+// runs have cells of the same names) is waited for, not a failure.
+func TestStartAgainAfterTheSameName(t *testing.T) {
+	r := newRig(t, nil)
+	for i := 0; i < 3; i++ {
+		p := r.start("m1", 0)
+		if err := p.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitDone(t, p, 10*time.Second)
+	}
+}
+
 // A stop deletes the Pod with the grace: the member gets SIGTERM, closes
 // gracefully, exits 0; its output reaches the incarnation's log.
 func TestStopIsAGracefulDeletion(t *testing.T) {
