@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -127,6 +128,57 @@ func TestRunThroughKubernetesLauncher(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(cellDir, "logs", "m4.0.log"))
 	if !strings.Contains(string(log), "stalling 200ms (slow)") || !strings.Contains(string(log), "exit code 0 (Completed)") {
 		t.Errorf("m4.0's log lacks the stall or the exit:\n%s", log)
+	}
+	pods, err := k.Client.CoreV1().Pods("bench").List(cctx, metav1.ListOptions{})
+	if err != nil || len(pods.Items) != 0 {
+		t.Errorf("pods left: %v %v", pods, err)
+	}
+}
+
+// TestRunThroughKubernetesLauncherInterrupted interrupts a cell whose
+// members are Pods: the driver kills them through the launcher (each
+// exit read back as SIGKILL), the launcher's Close deletes the rest of
+// the run, and no member process is left.
+func TestRunThroughKubernetesLauncherInterrupted(t *testing.T) {
+	kafkatest.Require(t)
+	k := kubetest.New()
+	defer k.Close()
+	l, err := kube.New(context.Background(), kube.Config{Client: k.API(), Streams: k, Namespace: "bench",
+		Image: "chaosbench:test", Binary: chaosBinary, Run: "cbrunnertest", Deadline: 10 * time.Minute, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := loadWorkload(t, strings.Replace(kubeSteps, "duration: 14s", "duration: 60s", 1))
+	results := t.TempDir()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	out := &watchedOutput{want: "group formed", then: func() {
+		time.AfterFunc(3*time.Second, func() { cancel(errors.New("interrupted by SIGINT")) })
+	}}
+	res, err := runner.Run(ctx, runner.Options{Spec: spec, ResultsDir: results, Binary: chaosBinary, Warmup: -1,
+		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}, Out: out, Launcher: l})
+	if !errors.Is(err, runner.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted\n%s\nstand-in:\n%s", err, out.String(), k.Events())
+	}
+	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
+	defer ccancel()
+	if err := l.Close(cctx); err != nil {
+		t.Error(err)
+	}
+	evs := readHistory(t, runfolder.HistoryDir(filepath.Join(res.Dir, res.Cells[0])))
+	exits := 0
+	for _, e := range evs {
+		if e.Kind == history.Member && e.Proc == "chaos" && e.State == history.StateExited {
+			exits++
+			if e.Target != "m2" && (e.ExitStatus != -1 || e.Signal != "SIGKILL") {
+				t.Errorf("%s.%d exited %d %q, want -1 SIGKILL: the interrupted driver kills", e.Target, e.TargetInc, e.ExitStatus, e.Signal)
+			}
+		}
+	}
+	if exits < 3 {
+		t.Errorf("%d exits recorded; the timeline:\n%s", exits, timeline(evs))
+	}
+	if ps := processesMatching(t, "--history-dir "+results); len(ps) > 0 {
+		t.Errorf("member processes left running: %q", ps)
 	}
 	pods, err := k.Client.CoreV1().Pods("bench").List(cctx, metav1.ListOptions{})
 	if err != nil || len(pods.Items) != 0 {
