@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,9 +15,17 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/clock"
 	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/launcher/kube"
+	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/runner"
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
@@ -201,5 +210,56 @@ func checkClockListen(addr string) error {
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		return fmt.Errorf("--clock-listen %q: port %q: expected 0 to 65535", addr, port)
 	}
+	return nil
+}
+
+// dryRunName names the run of a dry run's Pod.
+const dryRunName = "cbdryrun"
+
+// printPod writes, after a dry run's plan, the Pod of the first cell's
+// first member as the launcher would create it, as YAML that a cluster
+// can check (kubectl apply --dry-run=server): the run's name, folder,
+// topic and group are made up, the rest is the run's.
+func (f *launcherFlags) printPod(w io.Writer, opts runner.Options, bootstrap string) error {
+	results, err := filepath.Abs(opts.ResultsDir)
+	if err != nil {
+		return err
+	}
+	cells := opts.Cells
+	if len(cells) == 0 {
+		cells = opts.Spec.Cells()
+	}
+	cell := cells[0]
+	cfg := member.WorkloadConfig(opts.Spec, cell)
+	cfg.Name, cfg.Inc, cfg.Control = "m1", 0, true
+	cfg.HistoryDir = filepath.Join(results, "RUN-FOLDER", cell.Name, "history")
+	cfg.Bootstrap, cfg.Group, cfg.Topic = bootstrap, "chaosbench-dry-run", "chaosbench-dry-run"
+	cfg.ClockURL = ""
+	if f.clockListen != "" {
+		cfg.ClockURL = "http://" + f.clockListen + clock.Path
+	}
+	secret := ""
+	if len(cfg.Env()) > 0 {
+		secret = dryRunName + "-env"
+	}
+	deadline, err := kubeDeadline(opts.Spec, f.kube.Deadline)
+	if err != nil {
+		return err
+	}
+	ns := f.kube.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	kc := kube.Config{Namespace: ns, Image: f.kube.Image, Binary: f.kube.Binary, PullPolicy: corev1.PullIfNotPresent,
+		Run: dryRunName, Deadline: deadline, Grace: 30 * time.Second, Results: kube.Volume{Path: results, Claim: f.kube.ResultsClaim}}
+	owner := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "chaosbench-" + dryRunName, UID: "00000000-0000-0000-0000-000000000000"}
+	pod := kube.Pod(&kc, owner, launcher.Spec{Name: "m1", Inc: 0, Cell: cell.Name, Args: append([]string{"member"}, cfg.Args()...), Control: true}, secret)
+	b, err := yaml.Marshal(pod)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n# The Pod of m1.0 of %s, as --launcher kubernetes would create it (the run's name,\n", cell.Name)
+	fmt.Fprintf(w, "# folder, topic and group made up). A cluster checks it with:\n")
+	fmt.Fprintf(w, "#   chaos run --dry-run ... | sed -n '/^---$/,$p' | kubectl apply --dry-run=server -f -\n---\n%s", b)
 	return nil
 }

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
 	"github.com/chaosbench/chaosbench/internal/cli"
 )
 
@@ -122,5 +125,35 @@ func TestKubeDeadline(t *testing.T) {
 	}
 	if name := kubeRunName(time.Date(2026, 12, 2, 16, 5, 12, 0, time.UTC)); !strings.HasPrefix(name, "cb20261202t160512-") || len(name) > 30 {
 		t.Errorf("run name %q", name)
+	}
+}
+
+// A dry run with --launcher kubernetes prints the first member's Pod as
+// YAML that a cluster can check, the design's fields in it; it needs no
+// cluster.
+func TestKubernetesDryRunPrintsThePod(t *testing.T) {
+	chaos, _ := testBinaries(t)
+	out, errOut, status := runBinEnv(t, []string{"KAFKA_BOOTSTRAP="}, chaos, "run", "--dry-run", "--launcher", "kubernetes",
+		"--bootstrap", "kafka.bench.svc:9092", "--kube-image", "chaosbench:dev", "--kube-results-claim", "results",
+		"--kube-namespace", "bench", "--kubeconfig", "/nonexistent", "../../workloads/default.yaml")
+	if status != 0 {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	_, doc, ok := strings.Cut(out, "\n---\n")
+	if !ok {
+		t.Fatalf("no YAML document after the plan:\n%s", out)
+	}
+	var pod corev1.Pod
+	if err := yaml.UnmarshalStrict([]byte(doc), &pod); err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	c := pod.Spec.Containers[0]
+	if pod.Kind != "Pod" || pod.Namespace != "bench" || pod.Spec.RestartPolicy != corev1.RestartPolicyNever ||
+		pod.Spec.ShareProcessNamespace == nil || !*pod.Spec.ShareProcessNamespace || c.Image != "chaosbench:dev" ||
+		c.Args[0] != "member" || !c.Stdin || pod.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "results" {
+		t.Errorf("pod:\n%s", doc)
+	}
+	if !strings.Contains(strings.Join(c.Args, " "), "--bootstrap=kafka.bench.svc:9092") {
+		t.Errorf("member args %v", c.Args)
 	}
 }

@@ -173,6 +173,15 @@ func dryRun(f *runFlags, files []string) error {
 		}
 		plan := runner.NewPlan(&opts)
 		plan.Print(os.Stdout)
+		if f.launch.kubernetes() {
+			bootstrap := f.cluster.Bootstrap
+			if bootstrap == "" {
+				bootstrap = os.Getenv("KAFKA_BOOTSTRAP")
+			}
+			if err := f.launch.printPod(os.Stdout, opts, bootstrap); err != nil {
+				errs = append(errs, cli.Usage(err))
+			}
+		}
 	}
 	if len(errs) > 0 {
 		if len(files) > 1 {
