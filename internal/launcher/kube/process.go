@@ -252,10 +252,12 @@ func (p *process) watch(ctx context.Context, seen func(*corev1.Pod) bool) error 
 		}
 		w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + p.pod, ResourceVersion: pod.ResourceVersion})
 		if err != nil {
-			if ctx.Err() != nil {
+			select { // read again, a second later
+			case <-ctx.Done():
 				return ctx.Err()
+			case <-time.After(time.Second):
+				continue
 			}
-			continue
 		}
 		stop, err := p.events(ctx, w, seen)
 		w.Stop()
