@@ -58,6 +58,9 @@ type runFlags struct {
 	records                       int64
 	members                       int
 	warmup                        time.Duration
+	// launch: local (child processes of this host) or kubernetes (a
+	// Pod per incarnation).
+	launch launcherFlags
 	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
@@ -74,6 +77,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
 	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
+	f.launch.register(fs)
 }
 
 // runWorkload adds run's flags to fs (which may hold a caller's own),
@@ -108,6 +112,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if err := f.cluster.Check(); err != nil {
 		return "", cli.Usage(err)
 	}
+	if err := f.launch.check(fs, &f.cluster); err != nil {
+		return "", cli.Usage(err)
+	}
 	if check != nil {
 		if err := check(); err != nil {
 			return "", cli.Usage(err)
@@ -124,6 +131,14 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	plan.Print(os.Stdout)
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
+	if f.launch.kubernetes() {
+		l, results, closeKube, err := f.launch.start(ctx, []*workloads.Spec{opts.Spec}, opts.ResultsDir)
+		if err != nil {
+			return "", err
+		}
+		defer closeKube()
+		opts.Launcher, opts.ResultsDir = l, results
+	}
 	res, err := runner.Run(ctx, opts)
 	fmt.Println()
 	if res.Dir != "" {
@@ -158,6 +173,15 @@ func dryRun(f *runFlags, files []string) error {
 		}
 		plan := runner.NewPlan(&opts)
 		plan.Print(os.Stdout)
+		if f.launch.kubernetes() {
+			bootstrap := f.cluster.Bootstrap
+			if bootstrap == "" {
+				bootstrap = os.Getenv("KAFKA_BOOTSTRAP")
+			}
+			if err := f.launch.printPod(os.Stdout, opts, bootstrap); err != nil {
+				errs = append(errs, cli.Usage(err))
+			}
+		}
 	}
 	if len(errs) > 0 {
 		if len(files) > 1 {
@@ -213,7 +237,7 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if warmup == 0 {
 		warmup = -1
 	}
-	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup,
+	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup, ClockListen: f.launch.clockListen,
 		Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
 }
 

@@ -65,6 +65,7 @@ type sweepFlags struct {
 	all       bool
 	targets   targetFlags
 	setRepeat bool
+	launch    launcherFlags
 }
 
 func (f *sweepFlags) register(fs *flag.FlagSet) {
@@ -81,6 +82,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the grid, the points and their runs, start nothing")
 	fs.BoolVar(&f.all, "all-targets", false, "run every point at the target rate, even those whose capacity run sustained less (by default they are skipped: they cannot meet it)")
 	f.targets.register(fs)
+	f.launch.register(fs)
 }
 
 func runSweep(args []string) error {
@@ -93,6 +95,9 @@ func runSweep(args []string) error {
 	}
 	fs.Visit(func(fl *flag.Flag) { f.setRepeat = f.setRepeat || fl.Name == "repeat" || fl.Name == "saturate" })
 	if err := f.cluster.Check(); err != nil {
+		return cli.Usage(err)
+	}
+	if err := f.launch.check(fs, &f.cluster); err != nil {
 		return cli.Usage(err)
 	}
 	if f.only != "" && !slices.Contains(sweep.Kinds, f.only) {
@@ -128,6 +133,31 @@ func runSweep(args []string) error {
 	}
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
+	plan.ClockListen = f.launch.clockListen
+	if f.launch.kubernetes() {
+		// The Pods mount the folder that holds the sweep's: the results
+		// root, or a resumed sweep's parent. Every run's cells are
+		// bounded by the longest.
+		root := plan.ResultsDir
+		if plan.Dir != "" {
+			root = filepath.Dir(plan.Dir)
+		}
+		specs := make([]*workloads.Spec, len(plan.Runs))
+		for i, r := range plan.Runs {
+			specs[i] = r.Spec
+		}
+		l, abs, closeKube, err := f.launch.start(ctx, specs, root)
+		if err != nil {
+			return err
+		}
+		defer closeKube()
+		plan.Launcher = l
+		if plan.Dir != "" {
+			plan.Dir = filepath.Join(abs, filepath.Base(plan.Dir))
+		} else {
+			plan.ResultsDir = abs
+		}
+	}
 	res, err := runner.Sweep(ctx, plan)
 	if errors.Is(err, cluster.ErrNoProvider) {
 		return cli.Usage(err)

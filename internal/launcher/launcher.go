@@ -1,7 +1,7 @@
 // Package launcher starts the processes of a run (members, producers) and
-// signals them. The local launcher runs child processes on this host; the
-// interface is what a launcher of Kubernetes pods would implement (kill =
-// delete with no grace period, pause = SIGSTOP in the pod).
+// signals them. The local launcher runs child processes on this host;
+// package kube implements the interface with one Kubernetes Pod per
+// incarnation (docs/kubernetes.md).
 package launcher
 
 import (
@@ -21,6 +21,7 @@ import (
 type Spec struct {
 	Name string   // the process's name in the run (m1, producer-0)
 	Inc  int      // its incarnation
+	Cell string   // the cell it belongs to (its folder in the run), for a launcher that labels what it starts
 	Args []string // arguments to the harness binary (e.g. "member", "--name", ...)
 	// Log receives the process's standard output and error.
 	Log string
@@ -47,6 +48,12 @@ type Process interface {
 	// Exit returns the exit status (-1 when ended by a signal) and the
 	// signal's name; valid after Done.
 	Exit() (status int, signal string)
+}
+
+// Placed is a Process that runs on another host than the driver's: Host
+// names it (a Kubernetes node), for the driver's record of the start.
+type Placed interface {
+	Host() string
 }
 
 // Launcher starts processes.

@@ -24,10 +24,10 @@ var layer = map[string]int{
 	"internal/summary":  1,
 
 	"internal/check": 2, "internal/check/synth": 2, "internal/cluster": 2, "internal/member": 2,
-	"internal/loadgen": 2, "internal/cli": 2, "internal/sweep": 2,
+	"internal/loadgen": 2, "internal/cli": 2, "internal/sweep": 2, "internal/launcher/kube": 2,
 
 	"internal/runner": 3, "report": 3, "internal/kafkatest": 3, "internal/sweep/groupmodel": 3,
-	"internal/sweep/sweeptest": 3,
+	"internal/sweep/sweeptest": 3, "internal/launcher/kubetest": 3,
 
 	"cmd/chaos": 4, "cmd/loadgen": 4, "internal/check/synth/benchanalyze": 4, "internal/check/hostexp": 4,
 	"internal/loadgen/benchproducer": 4, "assign/javabench": 4, "internal/member/benchmember": 4,

@@ -96,6 +96,7 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 	defer func() { stopProbe(); <-probeDone }()
 
 	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.memberConfig("", 0).Env(), c.logf)
+	c.fleet.cell = cellFolder(c.cell, c.iter, c.opts.Repeat)
 	// Whatever happens, no member outlives the cell.
 	defer func() {
 		if ctx.Err() != nil {

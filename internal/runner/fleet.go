@@ -22,6 +22,7 @@ type fleet struct {
 	launch   launcher.Launcher
 	hist     *history.Writer
 	logDir   string
+	cell     string // the cell's folder in the run, for a launcher's labels
 	baseArgs func(name string, inc int) []string
 	env      []string // every member's extra environment (its secret properties)
 	logf     func(format string, args ...any)
@@ -60,7 +61,7 @@ func (f *fleet) start(ctx context.Context, name string) error {
 	}
 	f.mu.Unlock()
 	p, err := f.launch.Start(ctx, launcher.Spec{
-		Name: name, Inc: inc, Args: f.baseArgs(name, inc), Env: f.env, Control: true,
+		Name: name, Inc: inc, Cell: f.cell, Args: f.baseArgs(name, inc), Env: f.env, Control: true,
 		Log: filepath.Join(f.logDir, fmt.Sprintf("%s.%d.log", name, inc)),
 	})
 	if err != nil {
@@ -70,6 +71,9 @@ func (f *fleet) start(ctx context.Context, name string) error {
 	m.inc, m.proc, m.paused, m.stopped = inc, p, false, false
 	f.mu.Unlock()
 	host, _ := os.Hostname()
+	if pl, ok := p.(launcher.Placed); ok {
+		host = pl.Host()
+	}
 	f.record(&history.Event{Kind: history.Member, State: history.StateSpawned, Target: name, TargetInc: inc, PID: p.PID(), Host: host})
 	f.wg.Add(1)
 	go f.watch(m, p)

@@ -67,6 +67,12 @@ type Options struct {
 	// the clock events (docs/history.md, "Clock correction").
 	ClockSkew map[string]time.Duration
 
+	// ClockListen is the address the driver's time endpoint listens on,
+	// and which every process is given (default 127.0.0.1:0: a local
+	// run's processes are on this host). A run whose members are on other
+	// hosts (Kubernetes Pods) gives an address of this host they reach.
+	ClockListen string
+
 	// clockURL is the driver's time endpoint, which every process of a
 	// cell measures its clock against (internal/clock).
 	clockURL string
@@ -365,7 +371,11 @@ func interrupted(ctx context.Context, err error) error {
 func runCells(ctx context.Context, o *Options, plan Plan, dir, stamp string, c cluster.Cluster, info cluster.Info) error {
 	// The driver's clock, for every process to measure its own against.
 	// The processes of a local run are on this host: the loopback.
-	srv, err := clock.Serve("127.0.0.1:0")
+	listen := o.ClockListen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	srv, err := clock.Serve(listen)
 	if err != nil {
 		return err
 	}

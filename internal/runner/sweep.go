@@ -175,7 +175,7 @@ func (p *SweepPlan) runAll(ctx context.Context, c cluster.Cluster, sweepDir stri
 		}
 		fmt.Fprintf(p.Out, "\n== %d/%d %s (%s): %s run\n", i+1, len(p.Runs), r.Point.Name, r.Point.Label(), r.Kind)
 		opts := Options{Spec: r.Spec, Cells: r.Spec.Cells(), Repeat: p.Record.Repeat, RunDir: dir, Open: c,
-			Out: p.Out, Command: p.Command}
+			Out: p.Out, Command: p.Command, Launcher: p.Launcher, ClockListen: p.ClockListen}
 		before, _ := sweep.LoadAverage()
 		_, err = Run(ctx, opts)
 		after, _ := sweep.LoadAverage()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/sweep"
@@ -50,6 +51,9 @@ type SweepOptions struct {
 	// Command is the command line, recorded in every run's run.json and
 	// in a resume's entry of sweep.json with every secret masked.
 	Command []string
+	// Launcher and ClockListen are every run's (Options).
+	Launcher    launcher.Launcher
+	ClockListen string
 }
 
 // SweepRun is one run of one point.
