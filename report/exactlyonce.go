@@ -174,6 +174,13 @@ func (p EOSPair) Held() string {
 		return fmt.Sprintf("%d of %d runs", n, len(cs))
 	}
 	var parts []string
+	// subject names the promise in the first sentence, "it" after.
+	subject := func() string {
+		if len(parts) == 0 {
+			return "Exactly-once"
+		}
+		return "It"
+	}
 	if invalid > 0 {
 		var kinds []string
 		for _, k := range summary.ViolationKinds {
@@ -181,17 +188,13 @@ func (p EOSPair) Held() string {
 				kinds = append(kinds, fmt.Sprintf("%d %s", counts[k], violationName(k, counts[k])))
 			}
 		}
-		parts = append(parts, fmt.Sprintf("Exactly-once did not hold in %s: %s (in all; the first example of each below).", of(invalid), strings.Join(kinds, ", ")))
+		parts = append(parts, fmt.Sprintf("%s did not hold in %s: %s (in all; the first example of each below).", subject(), of(invalid), strings.Join(kinds, ", ")))
 	}
 	if unknown > 0 {
-		parts = append(parts, fmt.Sprintf("It could not be judged in %s: %s.", of(unknown), strings.Join(reasons, "; ")))
+		parts = append(parts, fmt.Sprintf("%s could not be judged in %s: %s.", subject(), of(unknown), strings.Join(reasons, "; ")))
 	}
 	if valid > 0 {
-		held := "Exactly-once held"
-		if invalid+unknown > 0 {
-			held = "It held"
-		}
-		parts = append(parts, fmt.Sprintf("%s in %s: every acknowledged input's output committed once (no output duplicate, none lost), no aborted transaction's output read, each key's order kept.", held, of(valid)))
+		parts = append(parts, fmt.Sprintf("%s held in %s: every acknowledged input's output committed once (no output duplicate, none lost), no aborted transaction's output read, each key's order kept.", subject(), of(valid)))
 	}
 	return strings.Join(parts, " ")
 }
@@ -299,11 +302,11 @@ func abortsText(g *Group) string {
 	return t
 }
 
-// eosCount is a count of the exactly_once section over a group's cells.
+// eosCount is a count of the verified output over a group's cells.
 func eosCount(g *Group, f func(*summary.ExactlyOnceResult) int64) string {
 	var xs []float64
 	for _, c := range g.Cells {
-		if e := c.S.ExactlyOnce; e != nil {
+		if e := c.S.ExactlyOnce; e != nil && e.Verified {
 			xs = append(xs, float64(f(e)))
 		}
 	}

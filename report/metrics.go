@@ -64,6 +64,17 @@ func ifExactlyOnce(f func(*summary.ExactlyOnceResult) float64) func(*summary.Sum
 	}
 }
 
+// ifVerified reads a figure of the output topic, which only a verified
+// one has: an output never read shows none, not a clean 0.
+func ifVerified(f func(*summary.ExactlyOnceResult) float64) func(*summary.Summary) (float64, bool) {
+	return func(s *summary.Summary) (float64, bool) {
+		if s.ExactlyOnce == nil || !s.ExactlyOnce.Verified {
+			return 0, false
+		}
+		return f(s.ExactlyOnce), true
+	}
+}
+
 func always(f func(*summary.Summary) float64) func(*summary.Summary) (float64, bool) {
 	return func(s *summary.Summary) (float64, bool) { return f(s), true }
 }
@@ -100,9 +111,9 @@ var Metrics = []Metric{
 	{Name: "committed_ahead", Field: "loss.committed_ahead", Changed: 1, Label: "lost, committed before processed", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.CommittedAhead) })},
 	{Name: "reorders", Field: "ordering.reorders", Changed: 1, Label: "reorders", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Ordering.Reorders) })},
 	{Name: "overlap", Field: "overlap.events", Changed: 1, Label: "zombie processing", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Overlap.Events) })},
-	{Name: "output_duplicates", ExactlyOnce: true, Field: "exactly_once.output_duplicates", Changed: 2, Label: "output duplicates (read_committed)", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.OutputDuplicates) })},
-	{Name: "lost_outputs", ExactlyOnce: true, Field: "exactly_once.lost_outputs", Changed: 2, Label: "lost outputs", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.LostOutputs) })},
-	{Name: "aborted_reads", ExactlyOnce: true, Field: "exactly_once.aborted_reads", Changed: 2, Label: "aborted reads", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.AbortedReads) })},
+	{Name: "output_duplicates", ExactlyOnce: true, Field: "exactly_once.output_duplicates", Changed: 2, Label: "output duplicates (read_committed)", Unit: "records", LowerIsBetter: true, Value: ifVerified(func(r *summary.ExactlyOnceResult) float64 { return float64(r.OutputDuplicates) })},
+	{Name: "lost_outputs", ExactlyOnce: true, Field: "exactly_once.lost_outputs", Changed: 2, Label: "lost outputs", Unit: "records", LowerIsBetter: true, Value: ifVerified(func(r *summary.ExactlyOnceResult) float64 { return float64(r.LostOutputs) })},
+	{Name: "aborted_reads", ExactlyOnce: true, Field: "exactly_once.aborted_reads", Changed: 2, Label: "aborted reads", Unit: "records", LowerIsBetter: true, Value: ifVerified(func(r *summary.ExactlyOnceResult) float64 { return float64(r.AbortedReads) })},
 	{Name: "work_redone", ExactlyOnce: true, Field: "exactly_once.work_redone", Changed: 2, Label: "work redone (aborted transactions)", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.WorkRedone) })},
 	{Name: "txn_commit_p95_ms", ExactlyOnce: true, Field: "exactly_once.commit_latency", Changed: 2, Label: "transaction commit p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		if s.ExactlyOnce == nil || s.ExactlyOnce.CommitLatency.Count == 0 {
