@@ -336,11 +336,7 @@ func violationName(kind string, n int64) string {
 // where (the input's partition and offset, key and seq), and the
 // transactions involved.
 func ViolationText(v summary.Violation) string {
-	t := fmt.Sprintf("%s (%d): %s", violationName(v.Kind, 2), v.Count, ExampleText(v.Example))
-	if len(v.Example.Transactions) > 0 {
-		t += "; transactions: " + strings.Join(v.Example.Transactions, ", ")
-	}
-	return t
+	return fmt.Sprintf("%s (%d): %s", violationName(v.Kind, 2), v.Count, ExampleText(v.Example))
 }
 
 // exactlyOnceSection is the section (nil when no strategy and client ran
