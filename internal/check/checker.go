@@ -147,7 +147,7 @@ func newCheckers(g *model) []checker {
 		newLoadCheck(g),
 		&movementCheck{g: g},
 		newLatencyCheck(g),
-		&throughputCheck{},
+		&throughputCheck{g: g},
 		newHostCheck(g),
 		newExactlyOnceCheck(g),
 		&recordTimeCheck{g: g},
