@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -171,14 +172,17 @@ func (c *exactlyOnceCheck) processed(p *partition, m *member, e *history.Event) 
 }
 
 // involved names the transactions that processed an input record, in
-// the order they began.
+// the order they processed it.
 func (c *exactlyOnceCheck) involved(p int32, offset int64) []string {
-	var out []string
-	var last *txnState
+	var ts []*txnState
 	for _, r := range c.runs[p] {
-		if r.lo <= offset && offset <= r.hi && r.t != last {
-			out, last = append(out, r.t.String()), r.t
+		if r.lo <= offset && offset <= r.hi && !slices.Contains(ts, r.t) {
+			ts = append(ts, r.t)
 		}
+	}
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.String()
 	}
 	return out
 }

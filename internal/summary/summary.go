@@ -210,9 +210,9 @@ type Example struct {
 	Members    []string `json:"members,omitempty"`
 	Partitions []int32  `json:"partitions,omitempty"`
 	// Transactions are the transactions involved (exactly_once): each
-	// that processed the input record, or the one the example is about,
-	// as "m1.0 #3 committed" (incarnation, transaction number, how it
-	// ended).
+	// that processed the input record, in the order they processed it,
+	// or the one the example is about, as "m1.0 #3 committed"
+	// (incarnation, transaction number, how it ended).
 	Transactions []string `json:"transactions,omitempty"`
 	Detail       string   `json:"detail,omitempty"`
 }
