@@ -173,3 +173,27 @@ func TestExactlyOnceSectionInTheReport(t *testing.T) {
 		t.Error("a run without the transactional policy has an exactly-once section")
 	}
 }
+
+// A ratio pairs the cells of one iteration: an iteration only one policy
+// ran, or a sync-batch figure of 0, gives none.
+func TestEOSRatioPairsIterations(t *testing.T) {
+	var cells []*Cell
+	for _, c := range []eosCell{
+		{"range", "transactional", "franz", 0, 0, 0, 100, 10, false, &summary.ExactlyOnceResult{Verified: true}},
+		{"range", "transactional", "franz", 1, 0, 0, 200, 10, false, &summary.ExactlyOnceResult{Verified: true}},
+		{"range", "transactional", "franz", 2, 0, 0, 300, 10, false, &summary.ExactlyOnceResult{Verified: true}},
+		{"range", "sync-batch", "franz", 1, 0, 0, 400, 10, false, nil},
+		{"range", "sync-batch", "franz", 2, 0, 0, 0, 10, false, nil},
+		{"range", "sync-batch", "franz", 3, 0, 0, 500, 10, false, nil},
+	} {
+		cells = append(cells, c.cell())
+	}
+	pairs := EOSPairs(&Run{Cells: cells, Groups: GroupCells(cells)})
+	if len(pairs) != 1 {
+		t.Fatalf("%d pairs, want 1", len(pairs))
+	}
+	thr, _ := MetricByName("throughput")
+	if r := pairs[0].RatioOf(thr); r.Spread.N != 1 || r.Spread.Median != 0.5 || r.Text() != "×0.50" {
+		t.Errorf("ratio %+v (%s), want one: iteration 1's 200/400", r.Spread, r.Text())
+	}
+}
