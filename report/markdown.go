@@ -290,6 +290,9 @@ func ExampleText(x summary.Example) string {
 	if x.Detail != "" {
 		s += ": " + x.Detail
 	}
+	if len(x.Transactions) > 0 {
+		s += "; transactions: " + strings.Join(x.Transactions, ", ")
+	}
 	return s
 }
 

@@ -36,8 +36,10 @@ type Metric struct {
 	// summaries of revisions on either side of it measured different
 	// things (docs/summary.md, "Revisions").
 	Changed int
-	// ExactlyOnce: a figure of the transactional policy's exactly_once
-	// section, shown only beside a cell that has one.
+	// ExactlyOnce: a figure of the exactly-once comparison, which the
+	// summary table shows only in a run with a transactional cell: the
+	// exactly_once section's figures, and the throughput and end-to-end
+	// latency every cell has and the transactional policy is weighed by.
 	ExactlyOnce bool
 }
 
@@ -56,6 +58,17 @@ func (m Metric) Of(s *summary.Summary) (v float64, ok bool) {
 func ifExactlyOnce(f func(*summary.ExactlyOnceResult) float64) func(*summary.Summary) (float64, bool) {
 	return func(s *summary.Summary) (float64, bool) {
 		if s.ExactlyOnce == nil {
+			return 0, false
+		}
+		return f(s.ExactlyOnce), true
+	}
+}
+
+// ifVerified reads a figure of the output topic, which only a verified
+// one has: an output never read shows none, not a clean 0.
+func ifVerified(f func(*summary.ExactlyOnceResult) float64) func(*summary.Summary) (float64, bool) {
+	return func(s *summary.Summary) (float64, bool) {
+		if s.ExactlyOnce == nil || !s.ExactlyOnce.Verified {
 			return 0, false
 		}
 		return f(s.ExactlyOnce), true
@@ -98,9 +111,9 @@ var Metrics = []Metric{
 	{Name: "committed_ahead", Field: "loss.committed_ahead", Changed: 1, Label: "lost, committed before processed", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Loss.CommittedAhead) })},
 	{Name: "reorders", Field: "ordering.reorders", Changed: 1, Label: "reorders", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Ordering.Reorders) })},
 	{Name: "overlap", Field: "overlap.events", Changed: 1, Label: "zombie processing", Unit: "records", LowerIsBetter: true, Value: always(func(s *summary.Summary) float64 { return float64(s.Overlap.Events) })},
-	{Name: "output_duplicates", ExactlyOnce: true, Field: "exactly_once.output_duplicates", Changed: 2, Label: "output duplicates (read_committed)", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.OutputDuplicates) })},
-	{Name: "lost_outputs", ExactlyOnce: true, Field: "exactly_once.lost_outputs", Changed: 2, Label: "lost outputs", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.LostOutputs) })},
-	{Name: "aborted_reads", ExactlyOnce: true, Field: "exactly_once.aborted_reads", Changed: 2, Label: "aborted reads", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.AbortedReads) })},
+	{Name: "output_duplicates", ExactlyOnce: true, Field: "exactly_once.output_duplicates", Changed: 2, Label: "output duplicates (read_committed)", Unit: "records", LowerIsBetter: true, Value: ifVerified(func(r *summary.ExactlyOnceResult) float64 { return float64(r.OutputDuplicates) })},
+	{Name: "lost_outputs", ExactlyOnce: true, Field: "exactly_once.lost_outputs", Changed: 2, Label: "lost outputs", Unit: "records", LowerIsBetter: true, Value: ifVerified(func(r *summary.ExactlyOnceResult) float64 { return float64(r.LostOutputs) })},
+	{Name: "aborted_reads", ExactlyOnce: true, Field: "exactly_once.aborted_reads", Changed: 2, Label: "aborted reads", Unit: "records", LowerIsBetter: true, Value: ifVerified(func(r *summary.ExactlyOnceResult) float64 { return float64(r.AbortedReads) })},
 	{Name: "work_redone", ExactlyOnce: true, Field: "exactly_once.work_redone", Changed: 2, Label: "work redone (aborted transactions)", Unit: "records", LowerIsBetter: true, Value: ifExactlyOnce(func(r *summary.ExactlyOnceResult) float64 { return float64(r.WorkRedone) })},
 	{Name: "txn_commit_p95_ms", ExactlyOnce: true, Field: "exactly_once.commit_latency", Changed: 2, Label: "transaction commit p95", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		if s.ExactlyOnce == nil || s.ExactlyOnce.CommitLatency.Count == 0 {
@@ -144,6 +157,10 @@ var Metrics = []Metric{
 	{Name: "latency_p99_disruption_ms", Field: "latency.disruption", Changed: 1, Label: "latency p99, disruptions", Unit: "ms", LowerIsBetter: true, Timing: true, Value: func(s *summary.Summary) (float64, bool) {
 		return s.Latency.Disruption.P99, s.Latency.Disruption.Count > 0
 	}},
+	{Name: "latency_p99_e2e_ms", ExactlyOnce: true, Field: "latency.overall", Changed: 3, Label: "latency p99, end to end", Unit: "ms", LowerIsBetter: true, Timing: true, Value: endToEndP99},
+	{Name: "throughput", ExactlyOnce: true, Field: "throughput", Changed: 3, Label: "throughput", Unit: "records/s", Timing: true, Value: func(s *summary.Summary) (float64, bool) {
+		return s.Throughput.PerSecond, s.Throughput.PerSecond > 0
+	}},
 	{Name: "scale_steps", Field: "autoscale", Changed: 2, Label: "autoscaler's scale steps", Unit: "", LowerIsBetter: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return float64(r.Steps) })},
 	{Name: "scale_flaps", Field: "autoscale", Changed: 2, Label: "autoscaler's changes of direction", Unit: "", LowerIsBetter: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return float64(r.Flaps) })},
 	{Name: "scale_pause_p50_ms", Field: "autoscale", Changed: 2, Label: "longest pause of a scale step, p50", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return r.StepPause.P50 })},
@@ -151,6 +168,18 @@ var Metrics = []Metric{
 	{Name: "scale_group_stop_ms", Field: "autoscale", Changed: 2, Label: "group stop of a scale step (longest)", Unit: "ms", LowerIsBetter: true, Timing: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return r.GroupStopMaxMs })},
 	{Name: "scale_duplicates", Field: "autoscale", Changed: 2, Label: "duplicates of scale steps", Unit: "records", LowerIsBetter: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return float64(r.Duplicates) })},
 	{Name: "scale_lag_over_threshold", Field: "autoscale", Changed: 2, Label: "highest lag per member / lagThreshold", Unit: "ratio", LowerIsBetter: true, Timing: true, Value: ifScaled(func(r *summary.AutoscaleResult) float64 { return r.MaxLagOverThreshold })},
+}
+
+// endToEndP99 is the p99 of the time from a record's intended send to
+// when its effect could be seen downstream, after the warmup: its
+// output's commit under the transactional policy (exactly_once's
+// visible latency), its first processing under the others (latency's
+// overall).
+func endToEndP99(s *summary.Summary) (float64, bool) {
+	if e := s.ExactlyOnce; e != nil {
+		return e.VisibleLatency.P99, e.VisibleLatency.Count > 0
+	}
+	return s.Latency.Overall.P99, s.Latency.Overall.Count > 0
 }
 
 // ifScaled gives a figure of the autoscaler's result, when the cell had
@@ -267,6 +296,8 @@ func (m Metric) Format(v float64) string {
 		return fmt.Sprintf("%.1f s", v)
 	case "ratio":
 		return fmt.Sprintf("%.2f", v)
+	case "records/s":
+		return formatCount(math.Round(v)) + "/s"
 	}
 	return formatCount(v)
 }

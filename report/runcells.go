@@ -72,9 +72,10 @@ func exactlyOnceDetails(e *summary.ExactlyOnceResult) *detailList {
 	if len(causes) > 0 {
 		aborts = strings.Join(causes, ", ")
 	}
-	text := fmt.Sprintf(": output read %d read_committed, %d read_uncommitted; output duplicates %d, lost outputs %d, aborted reads %d, reordered %d, invisible commits %d; transactions %d (committed %d, aborted %d, open at a crash %d); aborts by cause: %s; work redone %d; commit p50 %s, p95 %s",
+	text := fmt.Sprintf(": output read %d read_committed, %d read_uncommitted; output duplicates %d, lost outputs %d, aborted reads %d, reordered %d, invisible commits %d; transactions %d (committed %d, aborted %d, open at a crash %d); aborts by cause: %s; work redone %d; commit p50 %s, p95 %s; end to end (send to commit) p50 %s, p99 %s",
 		e.ReadCommitted, e.ReadUncommitted, e.OutputDuplicates, e.LostOutputs, e.AbortedReads, e.Reordered, e.InvisibleCommits,
-		e.Transactions, e.Committed, e.Aborted, e.Unended, aborts, e.WorkRedone, FormatMs(e.CommitLatency.P50), FormatMs(e.CommitLatency.P95))
+		e.Transactions, e.Committed, e.Aborted, e.Unended, aborts, e.WorkRedone, FormatMs(e.CommitLatency.P50), FormatMs(e.CommitLatency.P95),
+		FormatMs(e.VisibleLatency.P50), FormatMs(e.VisibleLatency.P99))
 	if !e.Verified {
 		text = ": the output topic was not verified"
 	}

@@ -24,9 +24,12 @@ func runDocument(r *Run, plotDir string) *document {
 	for _, f := range sideBySideFigures {
 		clients.add(placedFigure{name: f.name})
 	}
-	return &document{title: r.Title(), verdict: verdictTag(r.Verdict), subtitle: r.Subtitle(), sections: []*section{
-		differSection(r.Groups), strategiesSection(r.Groups), clients, figureLinks(plotDir), findingsSection(r), cellsSection(r),
-	}}
+	sections := []*section{differSection(r.Groups), strategiesSection(r.Groups)}
+	if eos := exactlyOnceSection(r); eos != nil {
+		sections = append(sections, eos)
+	}
+	sections = append(sections, clients, figureLinks(plotDir), findingsSection(r), cellsSection(r))
+	return &document{title: r.Title(), verdict: verdictTag(r.Verdict), subtitle: r.Subtitle(), sections: sections}
 }
 
 // strategiesSection puts the strategies side by side, a column per

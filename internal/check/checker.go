@@ -147,6 +147,7 @@ func newCheckers(g *model) []checker {
 		newLoadCheck(g),
 		&movementCheck{g: g},
 		newLatencyCheck(g),
+		&throughputCheck{g: g},
 		newHostCheck(g),
 		newExactlyOnceCheck(g),
 		&recordTimeCheck{g: g},

@@ -3,7 +3,10 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
@@ -42,6 +45,15 @@ import (
 //     error), and crash for a transaction left open.
 //   - Commit latency runs from a transaction's committing event to its
 //     committed one.
+//   - Visible latency is end to end: from a record's intended send time
+//     to the committed event of a transaction that processed it, when
+//     a read_committed reader could first see its output.
+//
+// Each violation's example names the transactions involved: every
+// transaction that processed its input record, and how each ended. The
+// check keeps, per input partition, the runs of offsets each
+// transaction processed (a few words per transaction and partition, as
+// it keeps per transaction), and looks an example's offset up in them.
 //
 // A transaction open when its member's history ended (a kill) is in
 // doubt: its EndTxn may have reached the coordinator. Its outputs seen
@@ -71,6 +83,26 @@ type exactlyOnceCheck struct {
 	abortedBy map[string]int64
 
 	dupEx, abortEx, orderEx []summary.Example
+
+	// runs holds, per input partition, the offsets each transaction
+	// processed, as runs in the order they began; lastRun is each
+	// member's current run of a partition (an index into runs).
+	runs    map[int32][]txnRun
+	lastRun map[runKey]int
+	// visible is the visible latency's histogram (microseconds).
+	visible *hdrhistogram.Histogram
+}
+
+// txnRun is a run of consecutive offsets of a partition that one
+// transaction processed.
+type txnRun struct {
+	lo, hi int64
+	t      *txnState
+}
+
+type runKey struct {
+	m memberKey
+	p int32
 }
 
 type txnKey struct {
@@ -84,6 +116,28 @@ type txnState struct {
 	cause                       string // aborted: the class of its cause
 	committingT, endT           int64
 	processed, visible, outputs int64
+	// sent are the intended send times of the records it processed
+	// after the warmup, until it ends.
+	sent []int64
+}
+
+// String names the transaction and how it ended: "m1.0 #3 committed",
+// "m2.0 #2 aborted (fenced)", "m3.0 #2 unended".
+func (t *txnState) String() string {
+	how := t.state
+	switch t.state {
+	case history.TxnAborted:
+		how = "aborted (" + t.cause + ")"
+	case history.TxnBegin, history.TxnCommitting:
+		how = "unended"
+		if t.state == history.TxnCommitting {
+			how = "unended, committing"
+		}
+		if t.visible > 0 {
+			how += ", output visible"
+		}
+	}
+	return fmt.Sprintf("%s.%d #%d %s", t.key.proc, t.key.inc, t.key.n, how)
 }
 
 func newExactlyOnceCheck(g *model) *exactlyOnceCheck {
@@ -91,13 +145,64 @@ func newExactlyOnceCheck(g *model) *exactlyOnceCheck {
 		g: g, on: vocab.IsTransactional(g.cell.CommitPolicy),
 		txns: map[txnKey]*txnState{}, open: map[memberKey]*txnState{},
 		seen: map[int32]*intervals{}, keys: map[string]int64{}, abortedBy: map[string]int64{},
+		runs: map[int32][]txnRun{}, lastRun: map[runKey]int{}, visible: newLatencyHistogram(),
 	}
 }
 
-// processed counts the record into its member's open transaction.
-func (c *exactlyOnceCheck) processed(_ *partition, m *member, e *history.Event) {
-	if t := c.open[memberKey{m.proc, m.inc}]; t != nil {
-		t.processed++
+// processed counts the record into its member's open transaction, and
+// its offset into the transaction's run of its partition.
+func (c *exactlyOnceCheck) processed(p *partition, m *member, e *history.Event) {
+	mk := memberKey{m.proc, m.inc}
+	t := c.open[mk]
+	if t == nil {
+		return
+	}
+	t.processed++
+	if e.IntendedT != 0 && !summary.PreSteady(c.g.phase) {
+		t.sent = append(t.sent, e.IntendedT)
+	}
+	rk := runKey{mk, p.id}
+	runs := c.runs[p.id]
+	if i, ok := c.lastRun[rk]; ok && runs[i].t == t && runs[i].hi+1 == e.Offset {
+		runs[i].hi = e.Offset
+		return
+	}
+	c.lastRun[rk] = len(runs)
+	c.runs[p.id] = append(runs, txnRun{lo: e.Offset, hi: e.Offset, t: t})
+}
+
+// involved names the transactions that processed an input record, in
+// the order they processed it.
+func (c *exactlyOnceCheck) involved(p int32, offset int64) []string {
+	var ts []*txnState
+	for _, r := range c.runs[p] {
+		if r.lo <= offset && offset <= r.hi && !slices.Contains(ts, r.t) {
+			ts = append(ts, r.t)
+		}
+	}
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.String()
+	}
+	return out
+}
+
+// withTransactions fills in the transactions involved in examples of an
+// input record.
+func (c *exactlyOnceCheck) withTransactions(xs []summary.Example) {
+	for i, x := range xs {
+		if x.Partition == nil {
+			continue
+		}
+		o := x.Offset
+		if o == nil {
+			var lo int64
+			if _, err := fmt.Sscanf(x.Offsets, "%d-", &lo); err != nil {
+				continue
+			}
+			o = &lo
+		}
+		xs[i].Transactions = c.involved(*x.Partition, *o)
 	}
 }
 
@@ -122,6 +227,12 @@ func (c *exactlyOnceCheck) txn(e *history.Event) {
 		if e.State == history.TxnAborted {
 			t.cause = causeClass(e.Err)
 		}
+		if e.State == history.TxnCommitted {
+			for _, sent := range t.sent {
+				recordLatency(c.visible, e.T-sent)
+			}
+		}
+		t.sent = nil
 		if c.open[mk] == t {
 			delete(c.open, mk)
 		}
@@ -224,6 +335,7 @@ func (c *exactlyOnceCheck) result(s *summary.Summary) {
 	var latencies []int64
 	var invisibleEx []summary.Example
 	for _, t := range c.order {
+		t.sent = nil // open at its member's end: its output's visibility is not known
 		r.Transactions++
 		switch {
 		case t.state == history.TxnCommitted:
@@ -232,7 +344,7 @@ func (c *exactlyOnceCheck) result(s *summary.Summary) {
 			if t.visible < t.processed {
 				r.InvisibleCommits++
 				if len(invisibleEx) < g.opts.MaxExamples {
-					invisibleEx = append(invisibleEx, summary.Example{T: t.endT, Proc: t.key.proc, Inc: ptr(t.key.inc),
+					invisibleEx = append(invisibleEx, summary.Example{T: t.endT, Proc: t.key.proc, Inc: ptr(t.key.inc), Transactions: []string{t.String()},
 						Detail: fmt.Sprintf("transaction %d committed %s; the committed read shows %d", t.key.n, clip.Plural(t.processed, "output"), t.visible)})
 				}
 			}
@@ -254,6 +366,7 @@ func (c *exactlyOnceCheck) result(s *summary.Summary) {
 		r.AbortsByCause = nil
 	}
 	r.CommitLatency = statsOf(latencies)
+	r.VisibleLatency = summarizeLatency(c.visible)
 	var lostEx []summary.Example
 	if c.verified {
 		for _, p := range g.parts {
@@ -270,6 +383,29 @@ func (c *exactlyOnceCheck) result(s *summary.Summary) {
 			})
 		}
 	}
+	// Lost outputs are a violation once the drain and the verifier's
+	// reads completed; before, they may be records nobody reached yet.
+	drained := g.cell.DrainComplete
+	lostJudged := int64(0)
+	if drained && c.settled && c.complete {
+		lostJudged = r.LostOutputs
+	}
+	for _, xs := range [][]summary.Example{c.dupEx, c.abortEx, c.orderEx, lostEx} {
+		c.withTransactions(xs)
+	}
+	for _, v := range []struct {
+		kind string
+		n    int64
+		ex   []summary.Example
+	}{
+		{summary.OutputDuplicate, r.OutputDuplicates, c.dupEx}, {summary.LostOutput, lostJudged, lostEx},
+		{summary.AbortedRead, r.AbortedReads, c.abortEx}, {summary.ReorderedOutput, r.Reordered, c.orderEx},
+		{summary.InvisibleCommit, r.InvisibleCommits, invisibleEx},
+	} {
+		if v.n > 0 && len(v.ex) > 0 {
+			r.Violations = append(r.Violations, summary.Violation{Kind: v.kind, Count: v.n, Example: v.ex[0]})
+		}
+	}
 	r.Check = summary.Check{Verdict: summary.Valid, Expect: "every acknowledged input exactly once in the committed output, no aborted read, per-key order (exactly-once)"}
 	var why []string
 	add := func(n int64, what string, ex []summary.Example) {
@@ -282,11 +418,10 @@ func (c *exactlyOnceCheck) result(s *summary.Summary) {
 	add(r.AbortedReads, "aborted reads", c.abortEx)
 	add(r.Reordered, "reordered outputs", c.orderEx)
 	add(r.InvisibleCommits, "invisible commits", invisibleEx)
-	drained := g.cell.DrainComplete
 	switch {
 	case !c.verified:
 		r.Verdict, r.Reason = summary.Unknown, "the output topic was not verified (no verified phase in the history)"
-	case len(why) > 0 || (r.LostOutputs > 0 && drained && c.settled && c.complete):
+	case len(why) > 0 || lostJudged > 0:
 		add(r.LostOutputs, "lost outputs", lostEx)
 		r.Verdict, r.Reason = summary.Invalid, strings.Join(why, ", ")
 	case r.LostOutputs > 0:
@@ -300,6 +435,12 @@ func (c *exactlyOnceCheck) result(s *summary.Summary) {
 		r.Expect = "reported only (" + vocab.GuaranteeOf(g.cell.CommitPolicy) + ")"
 	}
 	s.ExactlyOnce = r
+}
+
+// recordLatency records a latency in nanoseconds into a histogram of
+// microseconds, within its range.
+func recordLatency(h *hdrhistogram.Histogram, ns int64) {
+	_ = h.RecordValue(min(max(ns/1000, 0), latencyMaxUs))
 }
 
 // paramBool reads a boolean from an event's params (false when absent).

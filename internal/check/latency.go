@@ -139,6 +139,9 @@ func (c *latencyCheck) result(s *summary.Summary) {
 	r.Check = summary.Check{Verdict: summary.Valid, Expect: "measured: no expectation"}
 	r.Steady = summarizeLatency(c.steady)
 	r.Disruption = summarizeLatency(c.disrupted)
+	all := c.steady.Clone()
+	all.Merge(c.disrupted)
+	r.Overall = summarizeLatency(all)
 	r.Negative = c.negative
 	if c.negative > 0 {
 		s.Findings = append(s.Findings, summary.Finding{Checker: "latency", Kind: "negative_latency", Verdict: summary.Valid, Count: c.negative,

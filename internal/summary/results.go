@@ -364,6 +364,9 @@ type LatencyResult struct {
 	Check
 	Steady     LatencySummary `json:"steady"`
 	Disruption LatencySummary `json:"disruption"`
+	// Overall is both together: every record's first processing after
+	// the warmup.
+	Overall LatencySummary `json:"overall"`
 	// Negative counts records processed before their intended send time
 	// (clock skew between hosts); they are recorded as 0.
 	Negative int64 `json:"negative"`
@@ -553,6 +556,44 @@ type ExactlyOnceResult struct {
 	// CommitLatency is from a transaction's committing event to its
 	// committed event: the offsets sent to it and EndTxn.
 	CommitLatency Stats `json:"commit_latency"`
+	// VisibleLatency is end-to-end: from a record's intended send time
+	// to the commit of a transaction that processed it, when its output
+	// became visible to a read_committed reader (after the warmup).
+	VisibleLatency LatencySummary `json:"visible_latency"`
+	// Violations are the kinds of broken promise found, in the order of
+	// ViolationKinds, each with its count and its first example.
+	Violations []Violation `json:"violations,omitempty"`
+}
+
+// The kinds of violation of the exactly-once promise.
+const (
+	OutputDuplicate = "output_duplicate"
+	LostOutput      = "lost_output"
+	AbortedRead     = "aborted_read"
+	ReorderedOutput = "reordered_output"
+	InvisibleCommit = "invisible_commit"
+)
+
+// ViolationKinds are the kinds of violation, in the order they are
+// listed.
+var ViolationKinds = []string{OutputDuplicate, LostOutput, AbortedRead, ReorderedOutput, InvisibleCommit}
+
+// Violation is one kind of broken exactly-once promise: how many, and
+// the first instance found, with the transactions involved.
+type Violation struct {
+	Kind    string  `json:"kind"`
+	Count   int64   `json:"count"`
+	Example Example `json:"example"`
+}
+
+// ThroughputResult is the rate at which the group processed the input
+// (docs/summary.md, `throughput`): the distinct records processed over
+// the time from the first processing to the last (redone work and
+// redeliveries included in the time, counted once in the records).
+type ThroughputResult struct {
+	Records   int64   `json:"records"`
+	SpanMs    float64 `json:"span_ms"`
+	PerSecond float64 `json:"records_per_second"`
 }
 
 // AutoscaleResult is what the autoscaler's scale steps cost

@@ -20,7 +20,7 @@ const SchemaVersion = 1
 // "Revisions"), so that a comparison knows whether two summaries measured
 // the same things the same way. A summary of revision 0 was written
 // before revisions were recorded.
-const Revision = 2
+const Revision = 3
 
 // Analysis says which analysis wrote a summary.
 type Analysis struct {
@@ -99,6 +99,7 @@ type Summary struct {
 	Skew        SkewResult       `json:"skew"`
 	Movement    MovementResult   `json:"movement"`
 	Latency     LatencyResult    `json:"latency"`
+	Throughput  ThroughputResult `json:"throughput"`
 	Host        HostResult       `json:"host"`
 	// ExactlyOnce is the transactional policy's promise judged on its
 	// output topic; absent for the other policies.
@@ -208,7 +209,12 @@ type Example struct {
 	Generation *int32   `json:"generation,omitempty"`
 	Members    []string `json:"members,omitempty"`
 	Partitions []int32  `json:"partitions,omitempty"`
-	Detail     string   `json:"detail,omitempty"`
+	// Transactions are the transactions involved (exactly_once): each
+	// that processed the input record, in the order they processed it,
+	// or the one the example is about, as "m1.0 #3 committed"
+	// (incarnation, transaction number, how it ended).
+	Transactions []string `json:"transactions,omitempty"`
+	Detail       string   `json:"detail,omitempty"`
 }
 
 // Finding is a named anomaly with a count: from these checkers (kinds

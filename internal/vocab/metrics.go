@@ -45,6 +45,8 @@ var metrics = []string{
 	"latency_p50_steady_ms",
 	"latency_p99_steady_ms",
 	"latency_p99_disruption_ms",
+	"latency_p99_e2e_ms",
+	"throughput",
 	"scale_steps",
 	"scale_flaps",
 	"scale_pause_p50_ms",
