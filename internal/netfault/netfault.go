@@ -314,3 +314,13 @@ func (g *Group) Heal() {
 	}
 	g.applied = nil
 }
+
+// Upstreams returns the addresses the path's proxies forward to, in
+// broker order.
+func (p *Path) Upstreams() []string {
+	out := make([]string, len(p.proxies))
+	for i, px := range p.proxies {
+		out[i] = px.Upstream
+	}
+	return out
+}
