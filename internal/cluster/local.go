@@ -335,6 +335,14 @@ func (l *Local) Info(ctx context.Context) (Info, error) {
 			}
 		}
 	}
+	if l.links != nil {
+		info.BrokerLinks = map[string]string{}
+		for _, name := range l.links.Names() {
+			if p, ok := l.links.Path(name); ok {
+				info.BrokerLinks[name] = p.Bootstrap()
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := describe(ctx, l.adm, &info); err != nil {
