@@ -150,3 +150,100 @@ func TestRunKilledMidFaultLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+const brokerCutKilled = `
+name: broker-cut-killed
+seed: 6
+duration: 60s
+topic: {name: broker-cut-killed, partitions: 3, replication: 3}
+producer: {rate: 50}
+consumer:
+  members: 1
+  session_timeout: 10s
+  heartbeat_interval: 1s
+strategies: [range]
+commit_policies: [sync-batch]
+clients: [franz]
+broker: {brokers: 3}
+chaos:
+  steps:
+    - {at: 2s, action: disconnect, broker: 1, duration: 50s}
+`
+
+// A driver killed (SIGKILL) while a broker is cut off from the others
+// leaves nothing behind either: the brokers end with it, and nothing
+// listens any more on their ports nor on their links' proxies (the
+// driver's own), so the next run starts on fresh ports with every
+// broker reaching the others.
+func TestRunKilledMidBrokerCutLeavesNothing(t *testing.T) {
+	kafkatest.Require(t)
+	wl := filepath.Join(t.TempDir(), "broker-cut-killed.yaml")
+	if err := os.WriteFile(wl, []byte(brokerCutKilled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := t.TempDir()
+	cmd := exec.Command(chaosBinary, "run", "--provider", "local", "--warmup", "0s", "--results", results, wl)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	defer func() {
+		if !killed {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	var cellDir string
+	deadline := time.Now().Add(3 * time.Minute)
+	for cellDir == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no cut of broker 1 within 3 minutes:\n%s", out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+		files, _ := filepath.Glob(filepath.Join(results, "*", "*", "history", "chaos.0.jsonl"))
+		for _, f := range files {
+			if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(`"target":"broker-1"`)) {
+				cellDir = filepath.Dir(filepath.Dir(f))
+			}
+		}
+	}
+	cell, err := runfolder.ReadCell(cellDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	var addrs []string
+	for _, n := range cell.Cluster.Nodes {
+		pids = append(pids, n.PID)
+		addrs = append(addrs, n.Address)
+	}
+	if len(pids) != 3 || len(cell.Cluster.BrokerLinks) != 6 {
+		t.Fatalf("cell.json: nodes %v, broker links %v: want three brokers and the six links between them", cell.Cluster.Nodes, cell.Cluster.BrokerLinks)
+	}
+	for _, b := range cell.Cluster.BrokerLinks {
+		addrs = append(addrs, strings.Split(b, ",")...)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed = true
+	gone := time.Now().Add(30 * time.Second)
+	for _, pid := range pids {
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(gone) {
+				t.Fatalf("broker process %d still runs 30 s after the driver was killed (pids %v)", pid, pids)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	for _, a := range addrs {
+		if c, err := net.DialTimeout("tcp", a, time.Second); err == nil {
+			c.Close()
+			t.Errorf("%s still accepts connections after the driver was killed", a)
+		}
+	}
+}
