@@ -35,25 +35,31 @@ chaos:
     - {at: 3s, action: disconnect, target: m1, duration: 30s}
 `
 
-// A network step is refused before the run on a cluster the harness does
-// not start, with exit status 2 and the reason, and nothing written.
+// A network step (on a member, or on a broker's links to the others) is
+// refused before the run on a cluster the harness does not start, with
+// exit status 2 and the reason, and nothing written.
 func TestNetworkStepRefusedOnExternalCluster(t *testing.T) {
 	kafkatest.Require(t) // the chaos binary
-	wl := filepath.Join(t.TempDir(), "net-killed.yaml")
-	if err := os.WriteFile(wl, []byte(netKilled), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	results := t.TempDir()
-	cmd := exec.Command(chaosBinary, "run", "--bootstrap", "127.0.0.1:1", "--results", results, wl)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "need the local provider") {
-		t.Fatalf("got %v, stderr:\n%s\nwant exit status 2 naming why", err, stderr.String())
-	}
-	if entries, _ := os.ReadDir(results); len(entries) != 0 {
-		t.Errorf("a refused run wrote %d entries under the results folder", len(entries))
+	for _, tc := range []struct{ name, workload, why string }{
+		{"net-killed", netKilled, "need the local provider"},
+		{"broker-cut-killed", brokerCutKilled, "brokers reach each other directly"},
+	} {
+		wl := filepath.Join(t.TempDir(), tc.name+".yaml")
+		if err := os.WriteFile(wl, []byte(tc.workload), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		results := t.TempDir()
+		cmd := exec.Command(chaosBinary, "run", "--bootstrap", "127.0.0.1:1", "--results", results, wl)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), tc.why) {
+			t.Fatalf("%s: got %v, stderr:\n%s\nwant exit status 2 naming why (%q)", tc.name, err, stderr.String(), tc.why)
+		}
+		if entries, _ := os.ReadDir(results); len(entries) != 0 {
+			t.Errorf("%s: a refused run wrote %d entries under the results folder", tc.name, len(entries))
+		}
 	}
 }
 
