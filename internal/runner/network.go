@@ -17,7 +17,11 @@ import (
 // Network steps act on a process's own path to the brokers
 // (cluster.NetPaths, docs/network.md): the local provider gives every
 // process a workload's network steps can reach (Spec.NetPaths) a path of
-// its own, and each such process is bootstrapped at its path.
+// its own, and each such process is bootstrapped at its path. A network
+// step on a broker acts on that broker's links to and from the other
+// brokers (cluster.BrokerCuts), which the local provider routes through
+// proxies of the driver when the workload has such a step
+// (Spec.BrokerNetwork).
 
 // CheckNetwork refuses, before anything starts, a workload with network
 // steps on a cluster that cannot give its processes paths of their own:
