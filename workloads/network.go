@@ -48,8 +48,8 @@ const (
 )
 
 // NetPaths returns the processes that need a network path of their own:
-// none without a network step; else the producer and every member the
-// plan starts, added ones included.
+// none without a network step on a member or the producer; else the
+// producer and every member the plan starts, added ones included.
 func (s *Spec) NetPaths() []string { return slices.Clone(s.netPaths) }
 
 // HasNetworkSteps reports whether the plan has a network step.
@@ -61,7 +61,8 @@ func (s *Spec) HasNetworkSteps() bool { return len(s.netPaths) > 0 || s.brokerNe
 func (s *Spec) BrokerNetwork() bool { return s.brokerNet }
 
 // networkStep resolves a network step: its target (a member, random,
-// owner:<partition> or the producer), its duration and its fault.
+// owner:<partition> or the producer) or its broker (brokerNetworkStep),
+// its duration and its fault.
 func (v *validator) networkStep(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }) {
 	s := v.s
 	ok := v.stepDuration(f, st)
