@@ -93,7 +93,9 @@ func TestBrokerNetworkStep(t *testing.T) {
 		t.Errorf("coordinator cut planned as %+v", p[1])
 	}
 	want := "the controller will not fence the broker"
-	if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "chaos.steps[1].duration") && strings.Contains(w, want) }) {
+	if !slices.ContainsFunc(s.Warnings, func(w string) bool {
+		return strings.Contains(w, "chaos.steps[1].duration") && strings.Contains(w, want)
+	}) {
 		t.Errorf("no warning that a 5 s cut is shorter than the broker session timeout: %v", s.Warnings)
 	}
 	if slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "chaos.steps[0].duration") }) {
