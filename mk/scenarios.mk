@@ -1,7 +1,7 @@
 # The scenario catalogue (workloads/scenarios/*.yaml, workloads/README.md):
 # every scenario, one after another, on a local Kafka the harness starts
-# itself for each (or BOOTSTRAP=host:port; broker-failover needs the local
-# provider's three brokers), each run and its report into one folder;
+# itself for each (or BOOTSTRAP=host:port; broker-failover and
+# broker-partition need the local provider's three brokers), each run and its report into one folder;
 # then chaos scenarios puts them side by side, scenarios by strategies,
 # and judges every scenario's predictions (SCENARIOS_DIR/scenarios.md;
 # exit status 1 when one did not hold). About an hour on two cores.

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/clip"
@@ -9,13 +10,31 @@ import (
 )
 
 // Network steps (disconnect, reset, latency, bandwidth) act on a
-// process's own network path to the brokers: a member's or the
-// producer's. Only a cluster that gives each process such a path (the
-// local provider) can carry them: the driver refuses them before the run
-// on any other.
+// process's own network path to the brokers (target: a member's or the
+// producer's), or on a broker's links to the other brokers (broker: a
+// broker cut off from the others, three brokers). Only a cluster that
+// gives each process and each pair of brokers such a path (the local
+// provider) can carry them: the driver refuses them before the run on
+// any other.
 
 // ProducerTarget is the target of a network step on the producer.
 const ProducerTarget = "producer"
+
+// CoordinatorBroker is the broker of a network step whose broker is
+// coordinator: the group coordinator's broker, found when the step acts.
+const CoordinatorBroker = "coordinator"
+
+// BrokerTarget is the target of a step on broker id: broker-<id>.
+func BrokerTarget(id int) string { return "broker-" + strconv.Itoa(id) }
+
+// CoordinatorTarget is the planned target of a network step on the
+// group coordinator's broker, resolved when the step acts.
+const CoordinatorTarget = "broker-" + CoordinatorBroker
+
+// DefaultBrokerSessionTimeout is Kafka's broker.session.timeout.ms: how
+// long the controller waits for a broker's heartbeat before fencing it
+// and electing other leaders for its partitions.
+const DefaultBrokerSessionTimeout = 9 * time.Second
 
 // Bounds of a network step's fault.
 const (
@@ -29,18 +48,23 @@ const (
 )
 
 // NetPaths returns the processes that need a network path of their own:
-// none without a network step; else the producer and every member the
-// plan starts, added ones included.
+// none without a network step on a member or the producer; else the
+// producer and every member the plan starts, added ones included.
 func (s *Spec) NetPaths() []string { return slices.Clone(s.netPaths) }
 
 // HasNetworkSteps reports whether the plan has a network step.
-func (s *Spec) HasNetworkSteps() bool { return len(s.netPaths) > 0 }
+func (s *Spec) HasNetworkSteps() bool { return len(s.netPaths) > 0 || s.brokerNet }
+
+// BrokerNetwork reports whether the plan has a network step on a
+// broker's links to the others: the cluster must route the brokers'
+// traffic to each other through paths of their own.
+func (s *Spec) BrokerNetwork() bool { return s.brokerNet }
 
 // networkStep resolves a network step: its target (a member, random,
-// owner:<partition> or the producer), its duration and its fault.
+// owner:<partition> or the producer) or its broker (brokerNetworkStep),
+// its duration and its fault.
 func (v *validator) networkStep(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }) {
 	s := v.s
-	sc.network = true
 	ok := v.stepDuration(f, st)
 	if ok {
 		ps.Duration = st.Duration
@@ -69,8 +93,17 @@ func (v *validator) networkStep(f string, st Step, ps *PlannedStep, sc *schedule
 		}
 		ps.BytesPerSecond = st.BytesPerSecond
 	}
+	if s.set(f + ".broker") {
+		if s.set(f + ".target") {
+			v.errf(f+".broker", "both target and broker are set: expected one (target: a member or the producer; broker: a broker cut off from the others)")
+			return
+		}
+		v.brokerNetworkStep(f, st, ps, sc, rng, ok)
+		return
+	}
+	sc.network = true
 	if !s.set(f + ".target") {
-		v.errf(f, "no target: expected target: a member name (m1, m2, ...), random, owner:<partition> or producer")
+		v.errf(f, "no target: expected target: a member name (m1, m2, ...), random, owner:<partition> or producer, or broker: a broker's node id, random or coordinator")
 		return
 	}
 	target := st.Target
@@ -95,6 +128,50 @@ func (v *validator) networkStep(f string, st Step, ps *PlannedStep, sc *schedule
 		return
 	}
 	sc.faultUntil[target] = ps.At + ps.Duration
+}
+
+// brokerNetworkStep resolves a network step on a broker's links to the
+// other brokers: broker is a node id, random (drawn among the brokers
+// running at that point) or coordinator (the group coordinator's broker
+// when the step acts).
+func (v *validator) brokerNetworkStep(f string, st Step, ps *PlannedStep, sc *schedule, rng interface{ IntN(int) int }, ok bool) {
+	s := v.s
+	sc.brokerNetwork = true
+	if !v.ok("broker.brokers") {
+		return
+	}
+	if sc.brokers < 3 {
+		v.errf(f+".broker", "a network step on a broker needs a cluster of 3 brokers (one cut off from the others): set broker.brokers: 3")
+		return
+	}
+	if st.Broker == CoordinatorBroker {
+		ps.Target = CoordinatorTarget
+	} else {
+		id, tok := v.brokerTarget(f+".broker", st, sc, rng)
+		if !tok {
+			return
+		}
+		ps.Broker, ps.Target, ps.Random = id, BrokerTarget(id), st.Broker == "random"
+	}
+	if !ok {
+		return
+	}
+	if st.Action == vocab.ActionDisconnect || st.Action == vocab.ActionReset {
+		timeout := DefaultBrokerSessionTimeout
+		if ms, err := strconv.ParseInt(s.Broker.Config["broker.session.timeout.ms"], 10, 64); err == nil && ms > 0 {
+			timeout = time.Duration(ms) * time.Millisecond
+		}
+		if ps.Duration <= timeout {
+			v.warnf(f+".duration", "a %s of %v is not longer than the broker session timeout (broker.session.timeout.ms, %v): the controller will not fence the broker, so no leader moves", st.Action, ps.Duration, timeout)
+		}
+	}
+	// Every broker's cut shares links with every other's: one fault on
+	// the brokers' links at a time.
+	if sc.brokerFaultUntil > ps.At {
+		v.errf(f+".at", "the brokers' links already carry the fault of an earlier step until %v: expected this one after it (every broker's links to the others are shared with theirs)", sc.brokerFaultUntil)
+		return
+	}
+	sc.brokerFaultUntil = ps.At + ps.Duration
 }
 
 // netPathsOf records the paths the plan needs, and refuses a group too

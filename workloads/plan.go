@@ -69,7 +69,9 @@ type PlannedStep struct {
 	Action string        `json:"action"`
 	// Target is a member name; owner:<partition> (resolved at run time to
 	// the member owning that partition); all (rolling_restart);
-	// broker-<id> (broker steps); the topic name (add_partitions).
+	// broker-<id> (broker steps, network steps on a broker);
+	// broker-coordinator (a network step on the group coordinator's
+	// broker, resolved at run time); the topic name (add_partitions).
 	Target string `json:"target,omitempty"`
 	// Random is set when Target was drawn from the seed (target: random).
 	Random bool `json:"random,omitempty"`
@@ -107,10 +109,10 @@ var stepFields = map[string][]string{
 	vocab.ActionAddPartitions:  {"partitions"},
 	vocab.ActionBrokerKill:     {"broker"},
 	vocab.ActionBrokerRestart:  {"broker"},
-	vocab.ActionDisconnect:     {"target", "duration"},
-	vocab.ActionReset:          {"target", "duration"},
-	vocab.ActionLatency:        {"target", "duration", "delay", "jitter"},
-	vocab.ActionBandwidth:      {"target", "duration", "bytes_per_second"},
+	vocab.ActionDisconnect:     {"target", "broker", "duration"},
+	vocab.ActionReset:          {"target", "broker", "duration"},
+	vocab.ActionLatency:        {"target", "broker", "duration", "delay", "jitter"},
+	vocab.ActionBandwidth:      {"target", "broker", "duration", "bytes_per_second"},
 }
 
 type memberState int
@@ -134,7 +136,12 @@ type schedule struct {
 	// faultUntil: when each target's network fault ends (a path carries
 	// one fault at a time).
 	faultUntil map[string]time.Duration
-	network    bool // the plan has a network step
+	// brokerFaultUntil: when the latest fault on a broker's links ends
+	// (every broker's cut shares links with every other's: one at a
+	// time).
+	brokerFaultUntil time.Duration
+	network          bool // the plan has a network step on a member or the producer
+	brokerNetwork    bool // the plan has a network step on a broker
 }
 
 func memberName(i int) string { return "m" + strconv.Itoa(i) }
@@ -171,6 +178,7 @@ func (v *validator) chaos() {
 	c := s.Chaos
 	s.plan = nil
 	s.netPaths = nil
+	s.brokerNet = false
 	if c.Warmup < 0 {
 		v.errf("chaos.warmup", "got %v, expected a duration >= 0", c.Warmup)
 	} else {
@@ -266,6 +274,7 @@ func (v *validator) chaos() {
 		s.plan = append(s.plan, ps)
 	}
 	v.netPathsOf(sc)
+	v.s.brokerNet = sc.brokerNetwork
 }
 
 // trafficEnd is Spec.TrafficEnd, unknown when a field it derives from was
@@ -469,7 +478,7 @@ func (v *validator) brokerStep(f string, st Step, ps *PlannedStep, sc *schedule,
 	if !ok {
 		return
 	}
-	ps.Broker, ps.Target = id, "broker-"+strconv.Itoa(id)
+	ps.Broker, ps.Target = id, BrokerTarget(id)
 	if st.Action == vocab.ActionBrokerKill {
 		sc.brokerDown[id] = true
 		down := 0
@@ -560,8 +569,9 @@ func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interf
 	}
 	if t == "random" {
 		var cands []int
+		act, _ := vocab.LookupAction(st.Action)
 		for id := 1; id <= sc.brokers; id++ {
-			if st.Action == vocab.ActionBrokerKill && !sc.brokerDown[id] {
+			if (st.Action == vocab.ActionBrokerKill || act.Network) && !sc.brokerDown[id] {
 				cands = append(cands, id)
 			}
 		}
@@ -585,7 +595,15 @@ func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interf
 	}
 	id, err := strconv.Atoi(t)
 	if err != nil || id < 1 || id > sc.brokers {
-		v.errf(field, "got %s, expected a broker node id from 1 to %d, or random", clip.Quote(t), sc.brokers)
+		if act, _ := vocab.LookupAction(st.Action); act.Network {
+			v.errf(field, "got %s, expected a broker node id from 1 to %d, random or coordinator", clip.Quote(t), sc.brokers)
+		} else {
+			v.errf(field, "got %s, expected a broker node id from 1 to %d, or random", clip.Quote(t), sc.brokers)
+		}
+		return 0, false
+	}
+	if act, _ := vocab.LookupAction(st.Action); act.Network && sc.brokerDown[id] {
+		v.errf(field, "broker %d was killed by an earlier step: expected a running broker to cut off (broker_restart brings it back)", id)
 		return 0, false
 	}
 	if st.Action == vocab.ActionBrokerKill && sc.brokerDown[id] {

@@ -56,8 +56,10 @@ type Spec struct {
 	Warnings []string `json:"warnings,omitempty"`
 
 	plan     []PlannedStep
-	netPaths []string       // network.go
-	pos      map[string]int // field path -> line
+	netPaths []string // network.go
+	// brokerNet: a network step cuts a broker off (network.go).
+	brokerNet bool
+	pos       map[string]int // field path -> line
 }
 
 // Topic is the topic every cell produces to and consumes from. Each cell
@@ -252,7 +254,9 @@ type Step struct {
 	Interval time.Duration `json:"interval,omitempty"`
 	// Partitions is the new partition count (add_partitions).
 	Partitions int `json:"partitions,omitempty"`
-	// Broker is a node id or random (broker_kill, broker_restart).
+	// Broker is a node id or random (broker_kill, broker_restart, and
+	// network steps on a broker's links to the others), or coordinator
+	// (network steps: the group coordinator's broker when the step acts).
 	Broker string `json:"broker,omitempty"`
 	// Delay is added to the target's traffic each way, and Jitter is the
 	// spread around it (latency).

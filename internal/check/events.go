@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/json"
 	"math"
+	"strings"
 
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/summary"
@@ -181,7 +182,9 @@ func (g *model) chaosEvent(e *history.Event) {
 	}
 	d := g.open(e.T, "chaos", "")
 	d.out.Action, d.out.Target, d.out.Step, d.out.Err = e.Action, e.Target, e.Step, e.Err
-	if act, _ := vocab.LookupAction(e.Action); act.Stops {
+	if act, _ := vocab.LookupAction(e.Action); act.Stops && !strings.HasPrefix(e.Target, "broker-") {
+		// A network step on a broker's links stops no member: it has
+		// no subject.
 		d.subject = e.Target
 	}
 	d.actEnd = e.T

@@ -34,6 +34,11 @@ func checkListeners(ls []Listener) error {
 		if !listenerNameRE.MatchString(l.Name) {
 			return fmt.Errorf("listener %q: expected an upper-case name (letters, digits, _)", l.Name)
 		}
+		for _, p := range []string{interListenerPrefix, controllerListenerPrefix} {
+			if strings.HasPrefix(l.Name, p) {
+				return fmt.Errorf("listener %s: names starting %s are the broker paths'", l.Name, p)
+			}
+		}
 		if seen[l.Name] {
 			return fmt.Errorf("listener %s: the name is taken", l.Name)
 		}
@@ -52,6 +57,16 @@ func (l *Local) listenerConfig(n *localNode) string {
 	listeners := []string{fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.Port), fmt.Sprintf("CONTROLLER://127.0.0.1:%d", n.ControllerPort)}
 	advertised := []string{fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", n.Port)}
 	protocols := []string{"PLAINTEXT:PLAINTEXT", "CONTROLLER:PLAINTEXT"}
+	controllerNames, interName := "CONTROLLER", "PLAINTEXT"
+	if l.cfg.BrokerPaths {
+		// The nodes reach each other through their links' listeners
+		// (brokerpaths.go); the controller listener is CONTROLLER_<id>.
+		var ll, la, lp []string
+		ll, la, lp, controllerNames, interName = l.linkListenerConfig(n)
+		listeners = append(listeners[:1], ll...)
+		advertised = append(advertised, la...)
+		protocols = append(protocols[:1], lp...)
+	}
 	for i, x := range l.cfg.Listeners {
 		addr := fmt.Sprintf("%s://127.0.0.1:%d", x.Name, n.ListenerPorts[i])
 		listeners = append(listeners, addr)
@@ -67,7 +82,7 @@ func (l *Local) listenerConfig(n *localNode) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "listeners=%s\n", strings.Join(listeners, ","))
 	fmt.Fprintf(&b, "advertised.listeners=%s\n", strings.Join(advertised, ","))
-	b.WriteString("controller.listener.names=CONTROLLER\ninter.broker.listener.name=PLAINTEXT\n")
+	fmt.Fprintf(&b, "controller.listener.names=%s\ninter.broker.listener.name=%s\n", controllerNames, interName)
 	fmt.Fprintf(&b, "listener.security.protocol.map=%s\n", strings.Join(protocols, ","))
 	for _, x := range l.cfg.Listeners {
 		prefix := "listener.name." + strings.ToLower(x.Name) + "."

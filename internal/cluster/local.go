@@ -50,6 +50,12 @@ type LocalConfig struct {
 	// throttle (netpaths.go, docs/network.md). Not with Detached: the
 	// proxies live in the process that starts the cluster.
 	NetPaths []string
+	// BrokerPaths gives the nodes' traffic to each other (replication,
+	// the controller quorum, a broker's heartbeats) a path of its own per
+	// pair of nodes, so that network chaos can cut one broker off from
+	// the others while clients still reach it (brokerpaths.go,
+	// BrokerCut). Three nodes; not with Detached.
+	BrokerPaths bool
 }
 
 // Local is a cluster of real Kafka processes on loopback.
@@ -66,6 +72,8 @@ type Local struct {
 	nodes []*localNode
 	adm   *kadm.Client
 	paths *netfault.Set // nil without NetPaths
+	links *netfault.Set // nil without BrokerPaths
+	cuts  map[int]*netfault.Group
 }
 
 type localNode struct {
@@ -82,6 +90,10 @@ type localNode struct {
 	// proxy to this node.
 	PathPorts  []int `json:"path_ports,omitempty"`
 	ProxyPorts []int `json:"proxy_ports,omitempty"`
+	// Links are, with BrokerPaths, the node's listeners for the traffic
+	// of each node (by node index, its own included) and the ports of
+	// the proxies they are advertised at.
+	Links []linkPorts `json:"links,omitempty"`
 
 	proc *procutil.Proc // nil when attached from state.json
 }
@@ -141,10 +153,16 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (_ *Local, err error) {
 	if err := checkNetPaths(cfg); err != nil {
 		return nil, err
 	}
+	if err := checkBrokerPaths(cfg); err != nil {
+		return nil, err
+	}
 	if err := l.layOutNodes(logDir); err != nil {
 		return nil, err
 	}
 	if err := l.startPaths(); err != nil {
+		return nil, err
+	}
+	if err := l.startLinks(); err != nil {
 		return nil, err
 	}
 	for _, n := range l.nodes {
@@ -224,6 +242,9 @@ func makeLogDir(logDir, clusterDir string) (string, error) {
 func (l *Local) layOutNodes(logDir string) error {
 	nl, np := len(l.cfg.Listeners), len(l.cfg.NetPaths)
 	per := nl + 2*np
+	if l.cfg.BrokerPaths {
+		per += linkPortsPerNode * l.cfg.Nodes
+	}
 	ports, extra, err := pickPortsExtra(l.cfg.Port, l.cfg.Nodes, per)
 	if err != nil {
 		return err
@@ -239,7 +260,10 @@ func (l *Local) layOutNodes(logDir string) error {
 			Log:            filepath.Join(logDir, fmt.Sprintf("node-%d.log", id)),
 			ListenerPorts:  mine[:nl],
 			PathPorts:      mine[nl : nl+np],
-			ProxyPorts:     mine[nl+np:],
+			ProxyPorts:     mine[nl+np : nl+2*np],
+		}
+		if l.cfg.BrokerPaths {
+			n.Links = layOutLinks(i, n.ControllerPort, mine[nl+2*np:])
 		}
 		l.nodes = append(l.nodes, n)
 	}
@@ -311,6 +335,14 @@ func (l *Local) Info(ctx context.Context) (Info, error) {
 			}
 		}
 	}
+	if l.links != nil {
+		info.BrokerLinks = map[string]string{}
+		for _, name := range l.links.Names() {
+			if p, ok := l.links.Path(name); ok {
+				info.BrokerLinks[name] = p.Bootstrap()
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := describe(ctx, l.adm, &info); err != nil {
@@ -344,6 +376,9 @@ func (l *Local) Close(ctx context.Context) error {
 	err := errors.Join(errs...)
 	if l.paths != nil {
 		l.paths.Close()
+	}
+	if l.links != nil {
+		l.links.Close()
 	}
 	if l.cfg.Detached {
 		_ = os.Remove(filepath.Join(l.dir, stateFile))

@@ -46,10 +46,13 @@ func checkReservedSettings(s Settings) error {
 	return nil
 }
 
-func (l *Local) voters() string {
+// voters is node n's controller.quorum.voters: every node's controller
+// listener, or with BrokerPaths the proxy of n's link to it
+// (voterPort).
+func (l *Local) voters(n *localNode) string {
 	var vs []string
-	for _, n := range l.nodes {
-		vs = append(vs, fmt.Sprintf("%d@127.0.0.1:%d", n.ID, n.ControllerPort))
+	for _, v := range l.nodes {
+		vs = append(vs, fmt.Sprintf("%d@127.0.0.1:%d", v.ID, l.voterPort(n, v)))
 	}
 	return strings.Join(vs, ",")
 }
@@ -61,7 +64,7 @@ func (l *Local) writeNodeConfig(n *localNode) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# written by chaosbench's local provider\n")
 	fmt.Fprintf(&b, "process.roles=broker,controller\nnode.id=%d\n", n.ID)
-	fmt.Fprintf(&b, "controller.quorum.voters=%s\n", l.voters())
+	fmt.Fprintf(&b, "controller.quorum.voters=%s\n", l.voters(n))
 	b.WriteString(l.listenerConfig(n))
 	fmt.Fprintf(&b, "log.dirs=%s\n", filepath.Join(n.Dir, "data"))
 	for _, k := range l.settings.Keys() {

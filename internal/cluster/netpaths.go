@@ -15,8 +15,9 @@ import (
 // this process (package netfault). A client bootstrapped at its path's
 // proxies asks for metadata on the path's listener, so every broker
 // address it is told is a proxy of its own path: all its traffic goes
-// through them and nothing else's does. Brokers keep talking to each
-// other and to the controller directly.
+// through them and nothing else's does. Brokers talk to each other and
+// to the controller directly, unless they are given links of their own
+// (LocalConfig.BrokerPaths, brokerpaths.go).
 
 // MaxNetPaths bounds LocalConfig.NetPaths: each path is a listener, with
 // its network threads, on every node.

@@ -247,3 +247,80 @@ func (p *Path) Fault() (Fault, bool) {
 	}
 	return *p.fault, true
 }
+
+// Faultable is what a fault can be put on: a path, or a group of paths
+// faulted as one.
+type Faultable interface {
+	Name() string
+	Apply(Fault) error
+	Heal()
+}
+
+// Group is several paths faulted as one: a broker's links to and from
+// every other broker. Its paths may belong to other groups too (the link
+// between two brokers is in both brokers' groups); a path carries one
+// fault at a time, so two groups that share a path cannot be faulted at
+// once.
+type Group struct {
+	name  string
+	paths []*Path
+
+	mu      sync.Mutex
+	applied []*Path // the paths this group's fault is on
+}
+
+// NewGroup returns a group of paths.
+func NewGroup(name string, paths ...*Path) *Group {
+	return &Group{name: name, paths: paths}
+}
+
+// Name is the group's name (what it cuts off).
+func (g *Group) Name() string { return g.name }
+
+// Paths returns the group's paths.
+func (g *Group) Paths() []*Path { return append([]*Path(nil), g.paths...) }
+
+// Apply puts a fault on every path of the group, or on none: when one
+// path refuses it (it carries another fault), the paths already given
+// it are healed.
+func (g *Group) Apply(f Fault) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.applied) > 0 {
+		return fmt.Errorf("%s already carries a fault", g.name)
+	}
+	for _, p := range g.paths {
+		if err := p.Apply(f); err != nil {
+			for _, q := range g.applied {
+				q.Heal()
+			}
+			g.applied = nil
+			return fmt.Errorf("%s: %w", g.name, err)
+		}
+		g.applied = append(g.applied, p)
+	}
+	return nil
+}
+
+// Heal removes the group's fault from every path it put it on.
+func (g *Group) Heal() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, p := range g.applied {
+		p.Heal()
+	}
+	g.applied = nil
+}
+
+// Upstreams returns the addresses the path's proxies forward to, in
+// broker order.
+func (p *Path) Upstreams() []string {
+	out := make([]string, len(p.proxies))
+	for i, px := range p.proxies {
+		out[i] = px.Upstream
+	}
+	return out
+}

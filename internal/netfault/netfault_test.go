@@ -152,3 +152,72 @@ func TestFaultCheck(t *testing.T) {
 		}
 	}
 }
+
+// A group is faulted as one: every path or none. Two groups sharing a
+// path (two brokers' cuts share their link) cannot be faulted at once,
+// and the refused one leaves no fault behind.
+func TestGroupAllOrNone(t *testing.T) {
+	s := NewSet()
+	t.Cleanup(s.Close)
+	var ps []*Path
+	for _, n := range []string{"link-1-2", "link-2-1", "link-1-3", "link-3-1", "link-2-3", "link-3-2"} {
+		p, err := s.Add(n, []Route{{Listen: "127.0.0.1:0", Upstream: echo(t)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	broker1 := NewGroup("broker-1", ps[0], ps[1], ps[2], ps[3])
+	broker2 := NewGroup("broker-2", ps[0], ps[1], ps[4], ps[5])
+	if err := broker1.Apply(Fault{Kind: Disconnect}); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		_, faulted := p.Fault()
+		if want := i < 4; faulted != want {
+			t.Errorf("%s: faulted %v, expected %v", p.Name(), faulted, want)
+		}
+	}
+	if err := broker1.Apply(Fault{Kind: Reset}); err == nil {
+		t.Error("a second fault on a faulted group was accepted")
+	}
+	if err := broker2.Apply(Fault{Kind: Disconnect}); err == nil {
+		t.Fatal("a group sharing a faulted path was faulted")
+	}
+	// broker2's refusal healed only what it had applied.
+	for _, p := range ps[4:] {
+		if _, faulted := p.Fault(); faulted {
+			t.Errorf("%s: still faulted after the refused group fault", p.Name())
+		}
+	}
+	if _, faulted := ps[0].Fault(); !faulted {
+		t.Error("the refused group fault healed the other group's path")
+	}
+	// A connection through a cut link passes nothing; healed, a new one does.
+	c, err := net.Dial("tcp", ps[0].Bootstrap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := roundTrip(c, bufio.NewReader(c), 300*time.Millisecond); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("through a cut link: got %v, expected a timeout", err)
+	}
+	broker1.Heal()
+	for _, p := range ps {
+		if _, faulted := p.Fault(); faulted {
+			t.Errorf("%s: faulted after the heal", p.Name())
+		}
+	}
+	c2, err := net.Dial("tcp", ps[0].Bootstrap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if _, err := roundTrip(c2, bufio.NewReader(c2), 2*time.Second); err != nil {
+		t.Fatalf("through a healed link: %v", err)
+	}
+	if err := broker2.Apply(Fault{Kind: Latency, Delay: 10 * time.Millisecond}); err != nil {
+		t.Fatalf("after the heal, the other group: %v", err)
+	}
+	broker2.Heal()
+}

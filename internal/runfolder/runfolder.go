@@ -116,6 +116,11 @@ type ClusterInfo struct {
 	// of their own (a local cluster, for a workload with network steps),
 	// by process: the addresses of the path's proxies, one per broker.
 	NetPaths map[string]string `json:"net_paths,omitempty"`
+	// BrokerLinks are, for a local cluster whose brokers reach each
+	// other through links of their own (a workload with a network step
+	// on a broker), the addresses of each link's proxies, by link
+	// (link-<from>-<to>, node ids).
+	BrokerLinks map[string]string `json:"broker_links,omitempty"`
 }
 
 // NodeInfo describes one broker process of a local cluster.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,7 +17,11 @@ import (
 // Network steps act on a process's own path to the brokers
 // (cluster.NetPaths, docs/network.md): the local provider gives every
 // process a workload's network steps can reach (Spec.NetPaths) a path of
-// its own, and each such process is bootstrapped at its path.
+// its own, and each such process is bootstrapped at its path. A network
+// step on a broker acts on that broker's links to and from the other
+// brokers (cluster.BrokerCuts), which the local provider routes through
+// proxies of the driver when the workload has such a step
+// (Spec.BrokerNetwork).
 
 // CheckNetwork refuses, before anything starts, a workload with network
 // steps on a cluster that cannot give its processes paths of their own:
@@ -42,7 +47,14 @@ func CheckNetwork(spec *workloads.Spec, o cluster.Options) error {
 	if p == cluster.ProviderLocal {
 		return nil
 	}
-	return fmt.Errorf("%s: network steps (disconnect, reset, latency, bandwidth) need the local provider: it gives each member and the producer a path of its own to every broker (a listener advertised at a proxy the harness runs); the %s cluster's brokers advertise addresses the harness does not control, so it cannot cut one process off alone", spec.File, p)
+	var why []string
+	if len(spec.NetPaths()) > 0 {
+		why = append(why, fmt.Sprintf("network steps on a member or the producer need it to give each of them a path of its own to every broker (a listener advertised at a proxy the harness runs): the %s cluster's brokers advertise addresses the harness does not control, so it cannot cut one process off alone", p))
+	}
+	if spec.BrokerNetwork() {
+		why = append(why, fmt.Sprintf("a network step on a broker (broker: ...) needs it to route the brokers' traffic to each other (replication, the controller quorum, heartbeats) through links the harness runs: the %s cluster's brokers reach each other directly, so the harness cannot cut one off from the others", p))
+	}
+	return fmt.Errorf("%s: network steps (disconnect, reset, latency, bandwidth) need the local provider; %s", spec.File, strings.Join(why, "; "))
 }
 
 // netBootstrap returns the bootstrap of a process: its path's, when the
@@ -59,6 +71,15 @@ func netBootstrap(c cluster.Cluster, name string) string {
 // checkNetPaths refuses a cluster that did not give the plan's processes
 // their paths.
 func checkNetPaths(spec *workloads.Spec, c cluster.Cluster) error {
+	if spec.BrokerNetwork() {
+		bc, ok := c.(cluster.BrokerCuts)
+		if !ok {
+			return fmt.Errorf("a network step on a broker needs a cluster whose brokers reach each other through links of their own (the local provider)")
+		}
+		if _, ok := bc.BrokerCut(1); !ok {
+			return fmt.Errorf("a network step on a broker: the cluster's brokers reach each other directly (started without broker paths)")
+		}
+	}
 	names := spec.NetPaths()
 	if len(names) == 0 {
 		return nil
@@ -91,6 +112,10 @@ func (c *cellRun) networkAction(ctx context.Context, s workloads.PlannedStep, pa
 		params["jitter_ms"] = s.Jitter.Milliseconds()
 	case vocab.ActionBandwidth:
 		params["bytes_per_second"] = s.BytesPerSecond
+	}
+	if strings.HasPrefix(s.Target, "broker-") {
+		c.brokerNetworkAction(ctx, s, params, tails)
+		return
 	}
 	name := s.Target
 	if name != workloads.ProducerTarget {
@@ -151,4 +176,59 @@ func (c *cellRun) networkAction(ctx context.Context, s workloads.PlannedStep, pa
 		c.chaosEvent(s, vocab.ActionHeal, name, inc, pid, params, nil)
 		path.Heal()
 	}()
+}
+
+// brokerNetworkAction puts the step's fault on a broker's links to and
+// from the other brokers (cluster.BrokerCuts): the broker is cut off from
+// the others while clients still reach it. The step's broker is a node
+// id, or the group coordinator's broker, found now. Recorded before it
+// acts, healed as a tail like any network step.
+func (c *cellRun) brokerNetworkAction(ctx context.Context, s workloads.PlannedStep, params map[string]any, tails *sync.WaitGroup) {
+	id := s.Broker
+	if s.Target == workloads.CoordinatorTarget {
+		params["coordinator"] = true
+		var err error
+		if id, err = c.coordinatorBroker(ctx); err != nil {
+			c.chaosEvent(s, s.Action, s.Target, 0, 0, params, err)
+			return
+		}
+	}
+	params["broker"] = id
+	target := workloads.BrokerTarget(id)
+	var cut *netfault.Group
+	if bc, ok := c.cluster.(cluster.BrokerCuts); ok {
+		cut, _ = bc.BrokerCut(id)
+	}
+	if cut == nil {
+		c.chaosEvent(s, s.Action, target, 0, 0, params, fmt.Errorf("no links of broker %d to cut (the %s cluster's brokers reach each other directly)", id, c.info.Provider))
+		return
+	}
+	if c.onTarget(s, s.Action, target, params, func() error { return cut.Apply(netFault(s)) }) != nil {
+		return
+	}
+	tails.Add(1)
+	go func() {
+		defer tails.Done()
+		select {
+		case <-ctx.Done():
+		case <-time.After(s.Duration):
+		}
+		c.chaosEvent(s, vocab.ActionHeal, target, 0, 0, params, nil)
+		cut.Heal()
+	}()
+}
+
+// coordinatorBroker returns the node id of the cell's group coordinator.
+func (c *cellRun) coordinatorBroker(ctx context.Context) (int, error) {
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rs := c.adm.FindGroupCoordinators(actx, c.group)
+	r, ok := rs[c.group]
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("group coordinator of %s: no answer", c.group)
+	case r.Err != nil:
+		return 0, fmt.Errorf("group coordinator of %s: %w", c.group, r.Err)
+	}
+	return int(r.NodeID), nil
 }

@@ -35,25 +35,31 @@ chaos:
     - {at: 3s, action: disconnect, target: m1, duration: 30s}
 `
 
-// A network step is refused before the run on a cluster the harness does
-// not start, with exit status 2 and the reason, and nothing written.
+// A network step (on a member, or on a broker's links to the others) is
+// refused before the run on a cluster the harness does not start, with
+// exit status 2 and the reason, and nothing written.
 func TestNetworkStepRefusedOnExternalCluster(t *testing.T) {
 	kafkatest.Require(t) // the chaos binary
-	wl := filepath.Join(t.TempDir(), "net-killed.yaml")
-	if err := os.WriteFile(wl, []byte(netKilled), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	results := t.TempDir()
-	cmd := exec.Command(chaosBinary, "run", "--bootstrap", "127.0.0.1:1", "--results", results, wl)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "need the local provider") {
-		t.Fatalf("got %v, stderr:\n%s\nwant exit status 2 naming why", err, stderr.String())
-	}
-	if entries, _ := os.ReadDir(results); len(entries) != 0 {
-		t.Errorf("a refused run wrote %d entries under the results folder", len(entries))
+	for _, tc := range []struct{ name, workload, why string }{
+		{"net-killed", netKilled, "need the local provider"},
+		{"broker-cut-killed", brokerCutKilled, "brokers reach each other directly"},
+	} {
+		wl := filepath.Join(t.TempDir(), tc.name+".yaml")
+		if err := os.WriteFile(wl, []byte(tc.workload), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		results := t.TempDir()
+		cmd := exec.Command(chaosBinary, "run", "--bootstrap", "127.0.0.1:1", "--results", results, wl)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), tc.why) {
+			t.Fatalf("%s: got %v, stderr:\n%s\nwant exit status 2 naming why (%q)", tc.name, err, stderr.String(), tc.why)
+		}
+		if entries, _ := os.ReadDir(results); len(entries) != 0 {
+			t.Errorf("%s: a refused run wrote %d entries under the results folder", tc.name, len(entries))
+		}
 	}
 }
 
@@ -139,6 +145,103 @@ func TestRunKilledMidFaultLeavesNothing(t *testing.T) {
 		for syscall.Kill(pid, 0) == nil {
 			if time.Now().After(gone) {
 				t.Fatalf("process %d still runs 30 s after the driver was killed (pids %v)", pid, pids)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	for _, a := range addrs {
+		if c, err := net.DialTimeout("tcp", a, time.Second); err == nil {
+			c.Close()
+			t.Errorf("%s still accepts connections after the driver was killed", a)
+		}
+	}
+}
+
+const brokerCutKilled = `
+name: broker-cut-killed
+seed: 6
+duration: 60s
+topic: {name: broker-cut-killed, partitions: 3, replication: 3}
+producer: {rate: 50}
+consumer:
+  members: 1
+  session_timeout: 10s
+  heartbeat_interval: 1s
+strategies: [range]
+commit_policies: [sync-batch]
+clients: [franz]
+broker: {brokers: 3}
+chaos:
+  steps:
+    - {at: 2s, action: disconnect, broker: 1, duration: 50s}
+`
+
+// A driver killed (SIGKILL) while a broker is cut off from the others
+// leaves nothing behind either: the brokers end with it, and nothing
+// listens any more on their ports nor on their links' proxies (the
+// driver's own), so the next run starts on fresh ports with every
+// broker reaching the others.
+func TestRunKilledMidBrokerCutLeavesNothing(t *testing.T) {
+	kafkatest.Require(t)
+	wl := filepath.Join(t.TempDir(), "broker-cut-killed.yaml")
+	if err := os.WriteFile(wl, []byte(brokerCutKilled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := t.TempDir()
+	cmd := exec.Command(chaosBinary, "run", "--provider", "local", "--warmup", "0s", "--results", results, wl)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	defer func() {
+		if !killed {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	var cellDir string
+	deadline := time.Now().Add(3 * time.Minute)
+	for cellDir == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no cut of broker 1 within 3 minutes:\n%s", out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+		files, _ := filepath.Glob(filepath.Join(results, "*", "*", "history", "chaos.0.jsonl"))
+		for _, f := range files {
+			if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(`"target":"broker-1"`)) {
+				cellDir = filepath.Dir(filepath.Dir(f))
+			}
+		}
+	}
+	cell, err := runfolder.ReadCell(cellDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	var addrs []string
+	for _, n := range cell.Cluster.Nodes {
+		pids = append(pids, n.PID)
+		addrs = append(addrs, n.Address)
+	}
+	if len(pids) != 3 || len(cell.Cluster.BrokerLinks) != 6 {
+		t.Fatalf("cell.json: nodes %v, broker links %v: want three brokers and the six links between them", cell.Cluster.Nodes, cell.Cluster.BrokerLinks)
+	}
+	for _, b := range cell.Cluster.BrokerLinks {
+		addrs = append(addrs, strings.Split(b, ",")...)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed = true
+	gone := time.Now().Add(30 * time.Second)
+	for _, pid := range pids {
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(gone) {
+				t.Fatalf("broker process %d still runs 30 s after the driver was killed (pids %v)", pid, pids)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}

@@ -20,6 +20,10 @@ func TestCheckNetworkRefusesClustersWithoutPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	brokerCut, err := workloads.Parse("cut.yaml", []byte("duration: 1m\nbroker: {brokers: 3}\nchaos:\n  steps:\n    - {at: 10s, action: disconnect, broker: 2, duration: 15s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		o    cluster.Options
@@ -40,6 +44,14 @@ func TestCheckNetworkRefusesClustersWithoutPaths(t *testing.T) {
 		}
 		if err := CheckNetwork(plain, tc.o); err != nil {
 			t.Errorf("%s: a workload without network steps refused: %v", tc.name, err)
+		}
+		err = CheckNetwork(brokerCut, tc.o)
+		if tc.bad != (err != nil) {
+			t.Errorf("%s: a broker's cut: got %v", tc.name, err)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "cut.yaml") || !strings.Contains(err.Error(), "need the local provider") ||
+			!strings.Contains(err.Error(), "brokers reach each other directly")) {
+			t.Errorf("%s: the error does not name the file and why a broker cannot be cut off: %v", tc.name, err)
 		}
 	}
 }

@@ -352,6 +352,7 @@ func clusterOptions(o *Options, dir string) cluster.Options {
 		copts.Local.LogDir = filepath.Join(dir, "cluster-logs")
 	}
 	copts.Local.NetPaths = o.Spec.NetPaths()
+	copts.Local.BrokerPaths = o.Spec.BrokerNetwork()
 	return copts
 }
 

@@ -91,6 +91,7 @@ func (p *SweepPlan) openCluster(ctx context.Context, dir string) (cluster.Cluste
 	for _, r := range p.Runs {
 		settings = settings.Merge(r.Spec.BrokerSettings())
 		copts.Local.Nodes = max(copts.Local.Nodes, r.Spec.Broker.Brokers)
+		copts.Local.BrokerPaths = copts.Local.BrokerPaths || r.Spec.BrokerNetwork()
 		for _, n := range r.Spec.NetPaths() {
 			if !paths[n] {
 				paths[n] = true

@@ -306,7 +306,9 @@ type Action struct {
 	// Ends: the target member's process is gone (it holds nothing after).
 	Ends bool
 	// Network: the action acts on the target's network path (a member's
-	// or the producer's), for a duration, and ends with a heal event.
+	// or the producer's) or on a broker's links to the other brokers, for
+	// a duration, and ends with a heal event. Stops holds for a member
+	// target only: a broker cut off stops no member.
 	Network bool
 	// Does says what the driver does.
 	Does string
@@ -323,10 +325,10 @@ var actions = []Action{
 	{ActionAddPartitions, false, false, false, "grow the topic's partition count"},
 	{ActionBrokerKill, false, false, false, "SIGKILL a broker"},
 	{ActionBrokerRestart, false, false, false, "start a killed broker again"},
-	{ActionDisconnect, true, false, true, "blackhole a process's connections to the brokers for the duration"},
-	{ActionReset, true, false, true, "reset a process's connections to the brokers, and every new one, for the duration"},
-	{ActionLatency, false, false, true, "delay a process's traffic to and from the brokers for the duration"},
-	{ActionBandwidth, false, false, true, "limit a process's bandwidth to the brokers for the duration"},
+	{ActionDisconnect, true, false, true, "blackhole a process's connections to the brokers, or a broker's to the other brokers, for the duration"},
+	{ActionReset, true, false, true, "reset a process's connections to the brokers (or a broker's to the others), and every new one, for the duration"},
+	{ActionLatency, false, false, true, "delay a process's traffic to and from the brokers (or a broker's to and from the others) for the duration"},
+	{ActionBandwidth, false, false, true, "limit a process's bandwidth to the brokers (or a broker's to the others) for the duration"},
 }
 
 // Actions returns every chaos action a workload can schedule.
