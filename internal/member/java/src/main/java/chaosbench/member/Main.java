@@ -50,6 +50,10 @@ public final class Main {
         try {
             cfg = Config.parse(args);
             cfg.readSecrets(System.getenv(Config.SECRETS_ENV));
+            String token = System.getenv(Control.TOKEN_ENV);
+            if (token != null) {
+                cfg.controlToken = token;
+            }
             Settings.strategy(cfg.strategy);
         } catch (IllegalArgumentException e) {
             log("chaos member: " + e.getMessage());
