@@ -15,19 +15,24 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 )
 
-// ownership is who owns which partition, as the members' own histories
-// say (assigned, revoked, lost deltas).
+// ownership is who owns which partition: as the members' own histories
+// say (assigned, revoked, lost deltas: readOwnership), or as the group's
+// coordinator holds it (coordinatorOwnership).
 type ownership struct {
 	owner   map[int32]string // partition -> member name (latest assignment wins)
 	counts  map[string]int   // member -> partitions owned
-	members map[string]bool  // members with a history
+	members map[string]bool  // members with a history, or in the coordinator's group
+}
+
+func newOwnership() ownership {
+	return ownership{owner: map[int32]string{}, counts: map[string]int{}, members: map[string]bool{}}
 }
 
 // readOwnership reads the current incarnations' histories. A member whose
 // process is not alive owns nothing, whatever its history last said (a
 // killed member never writes its revocation).
 func readOwnership(histDir string, alive []string, incOf func(string) int) (ownership, error) {
-	o := ownership{owner: map[int32]string{}, counts: map[string]int{}, members: map[string]bool{}}
+	o := newOwnership()
 	since := map[int32]int64{}
 	for _, name := range alive {
 		path := filepath.Join(histDir, history.FileName(name, incOf(name)))
@@ -74,6 +79,44 @@ func readOwnership(histDir string, alive []string, incOf func(string) int) (owne
 		}
 	}
 	return o, nil
+}
+
+// coordinatorOwnership is who owns which partition of topic as the
+// group's coordinator holds it (cluster.GroupAssignment), and the group's
+// state: what the driver knows without reading any member's files, which
+// may be on other hosts. A member is known by its client id,
+// <name>.<inc>: an incarnation other than the member's current one, or
+// whose process is not alive, owns nothing (a killed member stays in the
+// coordinator's group until its session times out). A classic group
+// shows its assignment only while Stable: in a rebalance nobody owns
+// anything, as the members' own histories say of an eager one.
+func coordinatorOwnership(ctx context.Context, adm *kadm.Client, group, topic string, consumerProtocol bool, alive []string, incOf func(string) int) (ownership, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	o := newOwnership()
+	state, members, err := cluster.GroupAssignment(ctx, adm, group, topic, consumerProtocol)
+	if err != nil {
+		return o, "", err
+	}
+	current := map[string]string{}
+	for _, name := range alive {
+		current[fmt.Sprintf("%s.%d", name, incOf(name))] = name
+	}
+	for _, m := range members {
+		name, ok := current[m.ClientID]
+		if !ok {
+			continue
+		}
+		o.members[name] = true
+		for _, p := range m.Partitions {
+			if old, ok := o.owner[p]; ok {
+				o.counts[old]--
+			}
+			o.owner[p] = name
+			o.counts[name]++
+		}
+	}
+	return o, state, nil
 }
 
 // formed reports whether the group covers all partitions and every alive
