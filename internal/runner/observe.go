@@ -93,11 +93,17 @@ func readOwnership(histDir string, alive []string, incOf func(string) int) (owne
 func coordinatorOwnership(ctx context.Context, adm *kadm.Client, group, topic string, consumerProtocol bool, alive []string, incOf func(string) int) (ownership, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	o := newOwnership()
 	state, members, err := cluster.GroupAssignment(ctx, adm, group, topic, consumerProtocol)
 	if err != nil {
-		return o, "", err
+		return newOwnership(), "", err
 	}
+	return ownershipOf(members, alive, incOf), state, nil
+}
+
+// ownershipOf is the ownership the coordinator's members give: of the
+// running members' current incarnations, known by their client ids.
+func ownershipOf(members []cluster.GroupMember, alive []string, incOf func(string) int) ownership {
+	o := newOwnership()
 	current := map[string]string{}
 	for _, name := range alive {
 		current[fmt.Sprintf("%s.%d", name, incOf(name))] = name
@@ -116,7 +122,7 @@ func coordinatorOwnership(ctx context.Context, adm *kadm.Client, group, topic st
 			o.counts[name]++
 		}
 	}
-	return o, state, nil
+	return o
 }
 
 // formed reports whether the group covers all partitions and every alive
