@@ -30,7 +30,13 @@ import (
 // Config is one member incarnation: the member's contract with the driver
 // that starts it. Args renders it as the member's command line and Flags
 // binds that command line back to it, from one list of flags, so a flag's
-// name, meaning and default are written once (Defaults).
+// name, meaning and default are written once (Defaults). What is secret
+// (the secret client properties, the control channel's token) goes
+// through the environment instead (Env, ReadEnv). The driver's commands
+// come on one of two channels: the standard input (Control) or the
+// driver's control endpoint over the network (ControlAddr,
+// internal/control), never both; each takes the same commands to the
+// same handler.
 type Config struct {
 	Name       string // m1, m2, ...: the member's proc name in the history
 	Inc        int    // incarnation
