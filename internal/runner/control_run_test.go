@@ -116,6 +116,9 @@ func controlledRun(ctx context.Context, t *testing.T, c cluster.Cluster, o runne
 		t.Fatalf("%s: run: %v %+v\n%s", channel, err, res, out.String())
 	}
 	t.Logf("%s: the run took %s", channel, time.Since(start).Round(100*time.Millisecond))
+	if run, err := runfolder.ReadRun(res.Dir); err != nil || run.Control != channel {
+		t.Errorf("%s: run.json records the control channel %q (%v)", channel, run.Control, err)
+	}
 	cell := filepath.Join(res.Dir, res.Cells[0])
 	evs := readHistory(t, runfolder.HistoryDir(cell))
 	steps := map[string]int{}

@@ -355,7 +355,7 @@ func runStamp(started time.Time) string {
 // partial until the run ends.
 func newRunRecord(o *Options) runfolder.Run {
 	run := runfolder.Run{SchemaVersion: runfolder.SchemaVersion, Workload: o.Spec.Name, WorkloadFile: o.Spec.File,
-		Seed: o.Spec.Seed, Repeat: o.Repeat, Command: kafkaconf.RedactArgs(o.Command)}
+		Seed: o.Spec.Seed, Repeat: o.Repeat, Control: o.Control, Command: kafkaconf.RedactArgs(o.Command)}
 	for _, s := range schedule(o.Cells, o.Repeat) {
 		run.Cells = append(run.Cells, cellFolder(s.cell, s.iter, o.Repeat))
 	}
