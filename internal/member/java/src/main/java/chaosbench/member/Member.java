@@ -116,7 +116,7 @@ final class Member implements ConsumerRebalanceListener {
         }
         if (!cfg.controlAddr.isEmpty()) {
             Thread t = new Thread(() -> Control.run(cfg.controlAddr, cfg.controlToken, cfg.name, cfg.inc,
-                this::command, line -> logf("%s", line)), "control-network");
+                this::command, this::logLine), "control-network");
             t.setDaemon(true);
             t.start();
         }
@@ -808,6 +808,16 @@ final class Member implements ConsumerRebalanceListener {
     }
 
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+
+    /** The stall the next record will take (the slow command's), ns. */
+    long pendingStall() {
+        return stall.get();
+    }
+
+    /** A line of the member's log, as is. */
+    void logLine(String line) {
+        logf("%s", line);
+    }
 
     /** The member's own log line, as the Go members write theirs. */
     void logf(String format, Object... args) {
