@@ -36,6 +36,11 @@ type Server struct {
 	wg      sync.WaitGroup
 }
 
+// maxLateAcks bounds the acknowledgements a session holds unread: those
+// of commands whose wait timed out (a member frozen by a pause answers
+// them all when it resumes), and the one being waited for.
+const maxLateAcks = 8
+
 // session is one member incarnation's authenticated connection.
 type session struct {
 	who  string
@@ -201,7 +206,7 @@ func (s *Server) handshake(conn net.Conn, r *bufio.Reader) (*session, error) {
 		tc.SetKeepAlivePeriod(15 * time.Second)
 	}
 	return &session{who: h.name + "." + strconv.Itoa(h.inc), conn: conn, key: h.sessionKey(s.token),
-		ackTimeout: s.ackTimeout, acks: make(chan ack, 1), done: make(chan struct{})}, nil
+		ackTimeout: s.ackTimeout, acks: make(chan ack, maxLateAcks), done: make(chan struct{})}, nil
 }
 
 // register makes ss the connection of its member incarnation; an older
