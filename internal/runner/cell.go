@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -304,8 +303,7 @@ func (c *cellRun) formed(ctx context.Context, alive []string) (bool, string, err
 		if err != nil {
 			return false, "the broker could not describe the group: " + err.Error(), nil
 		}
-		ok := strings.EqualFold(state, "Stable") && len(o.members) == len(alive) && o.formed(partitions, alive)
-		return ok, fmt.Sprintf("the coordinator's group is %s with %d of %d running members, %d of %d partitions owned by %v",
+		return o.formedStable(state, partitions, alive), fmt.Sprintf("the coordinator's group is %s with %d of %d running members, %d of %d partitions owned by %v",
 			state, len(o.members), len(alive), len(o.owner), partitions, o.counts), nil
 	}
 	o, err := readOwnership(c.histDir, alive, c.incOf)

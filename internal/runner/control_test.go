@@ -48,6 +48,37 @@ func TestOwnershipOfCoordinator(t *testing.T) {
 	}
 }
 
+// The coordinator's group has formed when it is Stable with every running
+// member, every partition owned, and none idle while there are enough
+// partitions; with more members than partitions, some own nothing.
+func TestFormedStable(t *testing.T) {
+	incs := func(string) int { return 0 }
+	three := []string{"m1", "m2", "m3"}
+	all := []cluster.GroupMember{{ClientID: "m1.0", Partitions: []int32{0, 1}}, {ClientID: "m2.0", Partitions: []int32{2, 3}}, {ClientID: "m3.0", Partitions: []int32{4, 5}}}
+	for _, tc := range []struct {
+		name       string
+		state      string
+		members    []cluster.GroupMember
+		partitions int
+		alive      []string
+		want       bool
+	}{
+		{"stable", "Stable", all, 6, three, true},
+		{"stable, the consumer protocol's spelling", "STABLE", all, 6, three, true},
+		{"rebalancing", "PreparingRebalance", all, 6, three, false},
+		{"a partition unowned", "Stable", all, 7, three, false},
+		{"a member idle", "Stable", []cluster.GroupMember{{ClientID: "m1.0", Partitions: []int32{0, 1, 2}}, {ClientID: "m2.0", Partitions: []int32{3, 4, 5}}, {ClientID: "m3.0"}}, 6, three, false},
+		{"a member not joined", "Stable", all[:2], 4, three, false},
+		{"more members than partitions", "Stable", []cluster.GroupMember{{ClientID: "m1.0", Partitions: []int32{0}}, {ClientID: "m2.0", Partitions: []int32{1}}, {ClientID: "m3.0"}}, 2, three, true},
+		{"a dead member's partitions", "Stable", all, 6, []string{"m1", "m2"}, false},
+	} {
+		o := ownershipOf(tc.members, tc.alive, incs)
+		if got := o.formedStable(tc.state, tc.partitions, tc.alive); got != tc.want {
+			t.Errorf("%s: formed %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // A run's control channel is stdin or network, nothing else, and says so.
 func TestCheckControl(t *testing.T) {
 	for _, ch := range []string{"", ControlStdin, ControlNetwork} {

@@ -141,6 +141,21 @@ func (o ownership) formed(partitions int, alive []string) bool {
 	return true
 }
 
+// formedStable reports whether a group, as its coordinator holds it (o
+// by coordinatorOwnership, in state), has formed: Stable, every running
+// member in it, and formed as the members' histories would say it.
+func (o ownership) formedStable(state string, partitions int, alive []string) bool {
+	if !strings.EqualFold(state, "Stable") || len(o.members) != len(alive) {
+		return false
+	}
+	for _, m := range alive {
+		if !o.members[m] {
+			return false
+		}
+	}
+	return o.formed(partitions, alive)
+}
+
 // groupJoined reports whether the broker's group has every one of n
 // members in a settled generation: Stable, with n members. The members'
 // histories cannot say it when there are more members than partitions: a
