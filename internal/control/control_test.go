@@ -468,6 +468,38 @@ func TestReconnect(t *testing.T) {
 	}
 }
 
+// Close ends every connection at once, those still in their handshake
+// too, and a Send waiting for a member.
+func TestCloseEndsEverything(t *testing.T) {
+	tok := testToken(t)
+	s, err := serve("127.0.0.1:0", tok, nil, time.Minute, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r := rawConn(t, s.Addr()) // silent: in its handshake for a minute
+	member(t, s.Addr(), tok, "m1", 0, func(string) error { return nil })
+	waitConnected(t, s, "m1", 0)
+	sent := make(chan error, 1)
+	go func() { sent <- s.Send(context.Background(), "m9", 0, "slow 1s") }()
+	time.Sleep(50 * time.Millisecond) // Send waits for m9
+	start := time.Now()
+	s.Close()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	if _, err := readFrame(r); err == nil {
+		t.Error("a connection in its handshake outlived Close")
+	}
+	select {
+	case err := <-sent:
+		if err == nil {
+			t.Error("Send succeeded after Close")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("Send still waiting after Close")
+	}
+}
+
 // rawConn is a connection to addr, for a test to speak the protocol by
 // hand.
 func rawConn(t *testing.T, addr string) (net.Conn, *bufio.Reader) {

@@ -29,7 +29,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // by "<name>.<inc>"
-	conns    int
+	conns    map[net.Conn]bool   // every connection, in its handshake or not
 	closed   bool
 	// changed is closed, and replaced, whenever a member connects.
 	changed chan struct{}
@@ -83,7 +83,7 @@ func serve(addr, token string, logf func(format string, args ...any), handshakeT
 		logf = func(string, ...any) {}
 	}
 	s := &Server{ln: ln, token: []byte(token), logf: logf, handshakeTimeout: handshakeTimeout, ackTimeout: ackTimeout,
-		sessions: map[string]*session{}, changed: make(chan struct{})}
+		sessions: map[string]*session{}, conns: map[net.Conn]bool{}, changed: make(chan struct{})}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -95,9 +95,12 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // Close stops the endpoint and ends every connection.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	s.closed = true
-	for _, ss := range s.sessions {
-		ss.conn.Close()
+	if !s.closed {
+		s.closed = true
+		close(s.changed) // wakes every Send waiting for a member
+	}
+	for conn := range s.conns {
+		conn.Close()
 	}
 	s.mu.Unlock()
 	err := s.ln.Close()
@@ -113,9 +116,9 @@ func (s *Server) accept() {
 			return // closed
 		}
 		s.mu.Lock()
-		full := s.conns >= MaxConns || s.closed
+		full := len(s.conns) >= MaxConns || s.closed
 		if !full {
-			s.conns++
+			s.conns[conn] = true
 		}
 		s.mu.Unlock()
 		if full {
@@ -127,7 +130,7 @@ func (s *Server) accept() {
 			defer s.wg.Done()
 			s.serveConn(conn)
 			s.mu.Lock()
-			s.conns--
+			delete(s.conns, conn)
 			s.mu.Unlock()
 		}()
 	}
@@ -214,6 +217,10 @@ func (s *Server) handshake(conn net.Conn, r *bufio.Reader) (*session, error) {
 func (s *Server) register(ss *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		ss.conn.Close()
+		return
+	}
 	if old := s.sessions[ss.who]; old != nil {
 		old.conn.Close()
 	}
