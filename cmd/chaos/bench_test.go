@@ -58,6 +58,7 @@ func TestRunBadFlags(t *testing.T) {
 		{"--provider", "bogus"},
 		{"--repeat", "0"},
 		{"--strategies", "nosuch"},
+		{"--control", "pipe"},
 	} {
 		err := runRun(append(args, "--results", results, "../../workloads/default.yaml"))
 		if exitStatus(err) != cli.ExitUsage {

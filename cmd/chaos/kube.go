@@ -45,7 +45,7 @@ type launcherFlags struct {
 func (f *launcherFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.launcher, "launcher", launcherLocal, "where members run: local (child processes of this host) or kubernetes (a Pod per incarnation, against an external cluster: docs/kubernetes.md)")
 	f.kube.Register(fs)
-	fs.StringVar(&f.clockListen, "clock-listen", "", "HOST:PORT the driver's time endpoint listens on, which every process measures its clock against (default 127.0.0.1:0; a Kubernetes run gives an address of this host that the Pods reach)")
+	fs.StringVar(&f.clockListen, "clock-listen", "", "HOST:PORT the driver's time endpoint listens on, which every process measures its clock against; the control endpoint (--control network) listens on the same host (default 127.0.0.1:0; a Kubernetes run gives an address of this host that the Pods reach)")
 }
 
 // kubernetes reports whether the members run as Pods.

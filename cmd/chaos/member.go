@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/chaosbench/chaosbench/internal/cli"
+	"github.com/chaosbench/chaosbench/internal/control"
 	"github.com/chaosbench/chaosbench/internal/member"
 )
 
@@ -23,12 +24,14 @@ func runMember(args []string) error {
 One consumer-group member process, as the chaos driver starts it
 (docs/members.md): it joins the group, processes records at the given
 cost, commits per the policy and records what it sees in its history.
-SIGTERM closes it gracefully; its standard input takes control commands
-with --control-stdin. Secret client properties come in the environment
-variable %s (a JSON object), not with -X.
+SIGTERM closes it gracefully. The driver's commands come on its standard
+input with --control-stdin, or from the driver's control endpoint with
+--control-addr, to which it proves it holds the run's token, given in the
+environment variable %s. Secret client properties come in the
+environment variable %s (a JSON object), not with -X.
 
 Flags:
-`, member.SecretsEnv)
+`, control.TokenEnv, member.SecretsEnv)
 		fs.PrintDefaults()
 	}
 	if err := cli.Parse(fs, args); err != nil {

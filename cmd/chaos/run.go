@@ -60,7 +60,8 @@ type runFlags struct {
 	warmup                        time.Duration
 	// launch: local (child processes of this host) or kubernetes (a
 	// Pod per incarnation).
-	launch launcherFlags
+	launch  launcherFlags
+	control string
 	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
@@ -76,6 +77,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 0, "override the workload's traffic duration")
 	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
 	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
+	fs.StringVar(&f.control, "control", runner.ControlStdin, "the members' control channel: "+runner.ControlStdin+" (a pipe to each member's standard input) or "+runner.ControlNetwork+
+		" (the driver's control endpoint, which each member connects out to with the run's token; the driver then learns whether the group formed, and who owns a partition, from the group's coordinator)")
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
 	f.launch.register(fs)
 }
@@ -105,6 +108,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	}
 	if f.warmup < 0 || f.warmup > 10*time.Minute {
 		return "", cli.Usagef("--warmup %v: expected a duration from 0 (no warm-up) to 10m", f.warmup)
+	}
+	if f.control != runner.ControlStdin && f.control != runner.ControlNetwork {
+		return "", cli.Usagef("--control %q: expected %s or %s", f.control, runner.ControlStdin, runner.ControlNetwork)
 	}
 	if f.repeat < 1 || f.repeat > maxRepeat {
 		return "", cli.Usagef("--repeat %d: expected 1 to %d", f.repeat, maxRepeat)
@@ -238,7 +244,7 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 		warmup = -1
 	}
 	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup, ClockListen: f.launch.clockListen,
-		Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
+		Control: f.control, Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
 }
 
 // selectCells narrows the workload's cells to the given strategies,

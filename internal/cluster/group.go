@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -108,4 +109,64 @@ func PartitionLags(ctx context.Context, adm *kadm.Client, group, topic string) (
 		lags[lo.Partition] = max(lo.Offset-at, 0)
 	})
 	return lags, nil
+}
+
+// GroupMember is one member of a consumer group as its coordinator holds
+// it: the client id it gave (a chaosbench member's is <name>.<inc>) and
+// the partitions of one topic assigned to it, in order.
+type GroupMember struct {
+	ClientID   string
+	Partitions []int32
+}
+
+// GroupAssignment describes a group as its coordinator holds it: its
+// state (as GroupState) and its members with their partitions of topic,
+// on either protocol. A classic group's coordinator gives the members'
+// assignment only while the group is Stable: in a rebalance the members
+// are listed with none, as the leader's new assignment is not yet theirs.
+// A consumer-protocol group's is each member's current assignment, the
+// one it has reconciled, whatever the group's state: the coordinator
+// gives a partition to its next owner only once the last one has
+// released it.
+func GroupAssignment(ctx context.Context, adm *kadm.Client, group, topic string, consumerProtocol bool) (state string, members []GroupMember, err error) {
+	if consumerProtocol {
+		gs, err := adm.DescribeConsumerGroups(ctx, group)
+		if err != nil {
+			return "", nil, err
+		}
+		g := gs[group]
+		if g.Err != nil {
+			return "", nil, g.Err
+		}
+		for _, m := range g.Members {
+			gm := GroupMember{ClientID: m.ClientID}
+			for p := range m.Assignment[topic] {
+				gm.Partitions = append(gm.Partitions, p)
+			}
+			slices.Sort(gm.Partitions)
+			members = append(members, gm)
+		}
+		return g.State, members, nil
+	}
+	gs, err := adm.DescribeGroups(ctx, group)
+	if err != nil {
+		return "", nil, err
+	}
+	g := gs[group]
+	if g.Err != nil {
+		return "", nil, g.Err
+	}
+	for _, m := range g.Members {
+		gm := GroupMember{ClientID: m.ClientID}
+		if a, ok := m.Assigned.AsConsumer(); ok && strings.EqualFold(g.State, "Stable") {
+			for _, t := range a.Topics {
+				if t.Topic == topic {
+					gm.Partitions = append(gm.Partitions, t.Partitions...)
+				}
+			}
+			slices.Sort(gm.Partitions)
+		}
+		members = append(members, gm)
+	}
+	return g.State, members, nil
 }

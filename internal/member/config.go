@@ -12,12 +12,15 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/control"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/vocab"
@@ -27,7 +30,13 @@ import (
 // Config is one member incarnation: the member's contract with the driver
 // that starts it. Args renders it as the member's command line and Flags
 // binds that command line back to it, from one list of flags, so a flag's
-// name, meaning and default are written once (Defaults).
+// name, meaning and default are written once (Defaults). What is secret
+// (the secret client properties, the control channel's token) goes
+// through the environment instead (Env, ReadEnv). The driver's commands
+// come on one of two channels: the standard input (Control) or the
+// driver's control endpoint over the network (ControlAddr,
+// internal/control), never both; each takes the same commands to the
+// same handler.
 type Config struct {
 	Name       string // m1, m2, ...: the member's proc name in the history
 	Inc        int    // incarnation
@@ -63,8 +72,17 @@ type Config struct {
 	// membership, classic protocols).
 	Static bool
 	// Control: the member reads the driver's commands (slow <duration>)
-	// from its standard input.
+	// from its standard input, the channel of a local run.
 	Control bool
+	// ControlAddr is the driver's control endpoint, host:port
+	// (internal/control): the member connects out to it and takes the
+	// driver's commands from there, acknowledging each, instead of from
+	// its standard input. Empty: no network channel.
+	ControlAddr string
+	// ControlToken is the run's token, which the member proves it holds
+	// to the control endpoint. It is secret, and goes through the
+	// environment (control.TokenEnv), never on the command line.
+	ControlToken string
 
 	// The transactional policy's settings (unused by the others).
 	// OutputTopic is the topic the member produces one output record per
@@ -132,6 +150,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.AutoCommitInterval, "auto-commit-interval", c.AutoCommitInterval, "auto.commit.interval.ms")
 	fs.BoolVar(&c.Static, "static", c.Static, "static membership: group.instance.id = name")
 	fs.BoolVar(&c.Control, "control-stdin", c.Control, "read driver commands (slow <duration>) from standard input")
+	fs.StringVar(&c.ControlAddr, "control-addr", c.ControlAddr, "the driver's control endpoint, host:port: take its commands from there, with the run's token from "+control.TokenEnv+" (empty: none)")
 	fs.StringVar(&c.OutputTopic, "output-topic", c.OutputTopic, "transactional policy: the topic of the output records")
 	fs.StringVar(&c.TransactionalID, "transactional-id", c.TransactionalID, "transactional policy: transactional.id")
 	fs.DurationVar(&c.TransactionTimeout, "transaction-timeout", c.TransactionTimeout, "transactional policy: transaction.timeout.ms")
@@ -171,23 +190,33 @@ func (c Config) Args() []string {
 const SecretsEnv = "CHAOSBENCH_MEMBER_SECRETS"
 
 // Env returns the environment entries the member needs besides Args: its
-// secret properties under SecretsEnv (nothing when it has none).
+// secret properties under SecretsEnv and the control channel's token
+// under control.TokenEnv (nothing when it has neither).
 func (c Config) Env() []string {
+	var env []string
+	if c.ControlToken != "" {
+		env = append(env, control.TokenEnv+"="+c.ControlToken)
+	}
 	secrets := c.Props.Secrets()
 	if len(secrets) == 0 {
-		return nil
+		return env
 	}
 	b, err := json.Marshal(secrets)
 	if err != nil {
-		return nil // a map of strings always marshals
+		return env // a map of strings always marshals
 	}
-	return []string{SecretsEnv + "=" + string(b)}
+	return append(env, SecretsEnv+"="+string(b))
 }
 
-// ReadEnv adds the secret properties found in the environment (Env) to c,
-// and clears the variable, so that nothing this process starts inherits
-// it. A property on the command line keeps its value.
+// ReadEnv adds the secret properties and the control token found in the
+// environment (Env) to c, and clears the variables, so that nothing this
+// process starts inherits them. A property on the command line keeps its
+// value.
 func (c *Config) ReadEnv() error {
+	if tok, ok := os.LookupEnv(control.TokenEnv); ok {
+		os.Unsetenv(control.TokenEnv)
+		c.ControlToken = tok
+	}
 	v, ok := os.LookupEnv(SecretsEnv)
 	if !ok {
 		return nil
@@ -267,6 +296,19 @@ func (c *Config) validate() error {
 	if c.ClockURL != "" && !strings.HasPrefix(c.ClockURL, "http://") {
 		bad("--clock-url %q: expected an http:// address (the driver's time endpoint)", c.ClockURL)
 	}
+	if c.ControlAddr != "" {
+		if c.Control {
+			bad("--control-stdin and --control-addr: expected one control channel, not both")
+		}
+		if host, port, err := net.SplitHostPort(c.ControlAddr); err != nil || host == "" || !validPort(port) {
+			bad("--control-addr %q: expected host:port (the driver's control endpoint)", c.ControlAddr)
+		}
+		if c.ControlToken == "" {
+			bad("--control-addr: the run's token is missing: expected it in the environment variable %s", control.TokenEnv)
+		} else if err := control.CheckToken(c.ControlToken); err != nil {
+			bad("%s: %v", control.TokenEnv, err)
+		}
+	}
 	if c.ClockSkew <= -history.MaxClockOffset || c.ClockSkew >= history.MaxClockOffset {
 		bad("--clock-skew %v: expected within +-%v", c.ClockSkew, time.Duration(history.MaxClockOffset))
 	}
@@ -332,6 +374,12 @@ func (c *Config) validate() error {
 		errs = append(errs, err) // what the JVM would never see
 	}
 	return errors.Join(errs...)
+}
+
+// validPort reports whether s is a TCP port number, 1 to 65535.
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // fillDefaults gives the zero settings of a Config built in code (not

@@ -12,6 +12,9 @@ import (
 	"github.com/chaosbench/chaosbench/workloads"
 )
 
+// testToken is a control token of the right shape.
+const testToken = "0123456789abcdef0123456789abcdef"
+
 func validConfig() Config {
 	return Config{Name: "m1", HistoryDir: "/tmp/h", Bootstrap: "127.0.0.1:9092", Group: "g", Topic: "t",
 		Strategy: vocab.Range, Policy: vocab.PolicySyncBatch}
@@ -76,6 +79,11 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 		}, "--commit-interval"},
 		{func(c *Config) { c.ClockURL = "127.0.0.1:80" }, "--clock-url \"127.0.0.1:80\": expected an http:// address"},
 		{func(c *Config) { c.ClockSkew = 400 * time.Hour }, "--clock-skew 400h0m0s: expected within"},
+		{func(c *Config) { c.ControlAddr, c.ControlToken = "driver", testToken }, `--control-addr "driver": expected host:port`},
+		{func(c *Config) { c.ControlAddr, c.ControlToken = "10.0.0.1:0", testToken }, `--control-addr "10.0.0.1:0": expected host:port`},
+		{func(c *Config) { c.ControlAddr = "10.0.0.1:4000" }, "--control-addr: the run's token is missing: expected it in the environment variable CHAOSBENCH_CONTROL_TOKEN"},
+		{func(c *Config) { c.ControlAddr, c.ControlToken = "10.0.0.1:4000", "short" }, "CHAOSBENCH_CONTROL_TOKEN: expected a token of 32 to 256 characters"},
+		{func(c *Config) { c.ControlAddr, c.ControlToken, c.Control = "10.0.0.1:4000", testToken, true }, "--control-stdin and --control-addr: expected one control channel"},
 	} {
 		c := validConfig()
 		tc.edit(&c)
@@ -103,6 +111,7 @@ func TestArgsRoundTrip(t *testing.T) {
 		OutputTopic: "t.out", TransactionalID: "g.m3", TransactionTimeout: 20 * time.Second,
 		CommitRecords: 100, CommitInterval: 2 * time.Second,
 		ClockURL: "http://127.0.0.1:4567/chaosbench/time", ClockSkew: -1500 * time.Millisecond,
+		ControlAddr: "10.0.0.7:4711", ControlToken: testToken,
 	}
 	def := Defaults()
 	wv, dv := reflect.ValueOf(want), reflect.ValueOf(def)
@@ -114,6 +123,15 @@ func TestArgsRoundTrip(t *testing.T) {
 	got, err := ParseArgs(want.Args())
 	if err != nil {
 		t.Fatalf("ParseArgs(%q): %v", want.Args(), err)
+	}
+	// The control token comes through the environment (Env), as the
+	// secret properties do.
+	for _, kv := range want.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	if err := got.ReadEnv(); err != nil {
+		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v\nargs %q", got, want, want.Args())
@@ -157,6 +175,24 @@ func TestSecretsStayOffTheCommandLine(t *testing.T) {
 	}
 	if (Config{Props: kafkaconf.Props{"sasl.username": "u"}}).Env() != nil {
 		t.Error("Env without secrets is not empty")
+	}
+	// Nor does the control channel's token: it is the run's key to every
+	// member's commands.
+	c.ControlToken = testToken
+	if args := strings.Join(c.Args(), " "); strings.Contains(args, testToken) {
+		t.Errorf("args %s hold the control token", args)
+	}
+	env = c.Env()
+	if len(env) != 2 || env[0] != "CHAOSBENCH_CONTROL_TOKEN="+testToken {
+		t.Fatalf("env %q: want the token, then the secrets", env)
+	}
+	got = Defaults()
+	t.Setenv("CHAOSBENCH_CONTROL_TOKEN", testToken)
+	if err := got.ReadEnv(); err != nil || got.ControlToken != testToken {
+		t.Errorf("ReadEnv: token %q, %v", got.ControlToken, err)
+	}
+	if _, set := os.LookupEnv("CHAOSBENCH_CONTROL_TOKEN"); set {
+		t.Error("ReadEnv left the token's variable set")
 	}
 	t.Setenv(SecretsEnv, "not json hunter2")
 	if err := got.ReadEnv(); err == nil || strings.Contains(err.Error(), "hunter2") {

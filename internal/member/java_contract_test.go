@@ -62,6 +62,7 @@ func TestJavaReadsEveryFlag(t *testing.T) {
 		AutoCommitInterval: 1250 * time.Millisecond,
 		Static:             true,
 		Control:            true,
+		ControlAddr:        "[::1]:4711",
 		ClockURL:           "http://127.0.0.1:4567/chaosbench/time",
 		ClockSkew:          -1500 * time.Millisecond,
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chaosbench/chaosbench/internal/clock"
+	"github.com/chaosbench/chaosbench/internal/control"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/stamp"
@@ -374,30 +375,47 @@ func batchOffsets(batch []record) map[int32]int64 {
 	return out
 }
 
-// readControl reads the driver's commands from r, one per line, until EOF:
+// command carries out one of the driver's commands:
 //
 //	slow <duration>   stall the next record's processing for <duration>
 //
-// Unknown commands are logged and ignored.
+// An unknown or malformed command is logged and refused (its error);
+// nothing else changes. Both channels take their commands here: the
+// standard input (readControl) and the network (internal/control).
+func (s *state) command(line string) error {
+	f := strings.Fields(line)
+	var err error
+	switch {
+	case len(f) == 0:
+		return nil
+	case f[0] == "slow" && len(f) == 2:
+		d, perr := time.ParseDuration(f[1])
+		if perr == nil && d > 0 {
+			s.stall.Store(int64(d))
+			return nil
+		}
+		err = fmt.Errorf("%q: expected a positive duration", line)
+	default:
+		err = fmt.Errorf("unknown command %q", line)
+	}
+	s.logf("control: %v", err)
+	return err
+}
+
+// readControl reads the driver's commands from r, one per line, until
+// EOF: the standard input's channel, which acknowledges nothing.
 func (s *state) readControl(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
-		}
-		switch {
-		case f[0] == "slow" && len(f) == 2:
-			d, err := time.ParseDuration(f[1])
-			if err != nil || d <= 0 {
-				s.logf("control: %q: expected a positive duration", sc.Text())
-				continue
-			}
-			s.stall.Store(int64(d))
-		default:
-			s.logf("control: unknown command %q", sc.Text())
-		}
+		s.command(sc.Text())
 	}
+}
+
+// controlNetwork takes the driver's commands from its control endpoint
+// (Config.ControlAddr) until ctx ends, connecting again when the
+// connection is lost; a refusal is logged and ends it.
+func (s *state) controlNetwork(ctx context.Context) {
+	control.Run(ctx, s.cfg.ControlAddr, s.cfg.ControlToken, s.cfg.Name, s.cfg.Inc, s.command, s.logf)
 }
 
 // watchResume sets s.resumed each time the process gets SIGCONT (the end
@@ -423,11 +441,12 @@ func (s *state) watchResume() (stop func()) {
 }
 
 // Run runs a member until ctx ends (a graceful close: the policy's final
-// commit, then leave the group) or the client fails. control carries the
-// driver's commands (may be nil); log receives the member's own log. A
+// commit, then leave the group) or the client fails. commands carries the
+// driver's commands from the standard input (may be nil; the network
+// channel is Config.ControlAddr's); log receives the member's own log. A
 // java member does not run here: Run replaces the process with the JVM
 // (java.go) and returns only if that fails.
-func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) error {
+func Run(ctx context.Context, cfg Config, commands io.Reader, log io.Writer) error {
 	if err := cfg.validate(); err != nil {
 		return &configError{err}
 	}
@@ -458,8 +477,17 @@ func Run(ctx context.Context, cfg Config, control io.Reader, log io.Writer) erro
 	if err := s.flush(); err != nil {
 		return err
 	}
-	if control != nil {
-		go s.readControl(control)
+	if commands != nil {
+		go s.readControl(commands)
+	}
+	if cfg.ControlAddr != "" {
+		cctx, stopControl := context.WithCancel(context.Background())
+		controlDone := make(chan struct{})
+		go func() {
+			defer close(controlDone)
+			s.controlNetwork(cctx)
+		}()
+		defer func() { stopControl(); <-controlDone }()
 	}
 	// The join request follows (docs/history.md: joining).
 	s.append(&history.Event{Kind: history.Member, State: history.StateJoining})

@@ -31,6 +31,9 @@ type Run struct {
 	// first cell; nil when it did not (a cluster whose processes it does
 	// not own).
 	Warmup *Warmup `json:"warmup,omitempty"`
+	// Control is the members' control channel: "stdin" or "network"
+	// (empty in a record of a run that could not choose: "stdin").
+	Control string `json:"control,omitempty"`
 	Lifecycle
 	// Command is the command line, with the value of every secret
 	// property masked as "***".

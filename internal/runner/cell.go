@@ -97,6 +97,7 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 
 	c.fleet = newFleet(c.opts.Launcher, c.hist, filepath.Join(c.dir, "logs"), c.memberArgs, c.memberConfig("", 0).Env(), c.logf)
 	c.fleet.cell = cellFolder(c.cell, c.iter, c.opts.Repeat)
+	c.fleet.ctl = c.opts.control
 	// Whatever happens, no member outlives the cell.
 	defer func() {
 		if ctx.Err() != nil {
@@ -258,37 +259,25 @@ func (c *cellRun) startGroup(ctx context.Context) error {
 	return nil
 }
 
-// waitFormed waits until the group's members own every partition between
-// them and, when there are more members than partitions, until the broker
-// has every member in the group's settled generation.
+// waitFormed waits until the group's members own every partition
+// between them and, when there are more members than partitions, until the
+// broker has every member in the group's settled generation.
 func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		alive := c.fleet.alive()
-		o, err := readOwnership(c.histDir, alive, c.incOf)
+		formed, state, err := c.formed(ctx, alive)
 		if err != nil {
 			return err
 		}
-		joined := ""
-		if o.formed(c.currentPartitions(), alive) {
-			if len(alive) <= c.currentPartitions() {
-				return nil
-			}
-			ok, why, err := groupJoined(ctx, c.adm, c.group, vocab.IsConsumerProtocol(c.cell.Strategy), len(alive))
-			if ok {
-				return nil
-			}
-			joined = "; " + why
-			if err != nil {
-				joined = "; the broker could not describe the group: " + err.Error()
-			}
+		if formed {
+			return nil
 		}
 		if len(alive) == 0 {
 			return errors.New("every member exited before the group formed: see the logs folder")
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("group %s did not form within %s: %d of %d partitions owned by %v%s",
-				c.group, timeout, len(o.owner), c.currentPartitions(), o.counts, joined)
+			return fmt.Errorf("group %s did not form within %s: %s", c.group, timeout, state)
 		}
 		select {
 		case <-ctx.Done():
@@ -296,6 +285,44 @@ func (c *cellRun) waitFormed(ctx context.Context, timeout time.Duration) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// formed reports whether the group has formed, and if not, its state in
+// words. A local run decides it from the members' own histories, and asks
+// the broker only whether every member has joined when some must own
+// nothing; a run with the network control channel reads no member's
+// files, and asks the group's coordinator: Stable, with every running
+// member in it, every partition owned and, when there are enough
+// partitions, none of them idle. An error is one the run cannot go on
+// from (a history that cannot be read); the coordinator's errors are part
+// of the state, asked again.
+func (c *cellRun) formed(ctx context.Context, alive []string) (bool, string, error) {
+	partitions := c.currentPartitions()
+	consumerProtocol := vocab.IsConsumerProtocol(c.cell.Strategy)
+	if c.opts.remoteObserve() {
+		o, state, err := coordinatorOwnership(ctx, c.adm, c.group, c.topic, consumerProtocol, alive, c.incOf)
+		if err != nil {
+			return false, "the broker could not describe the group: " + err.Error(), nil
+		}
+		return o.formedStable(state, partitions, alive), fmt.Sprintf("the coordinator's group is %s with %d of %d running members, %d of %d partitions owned by %v",
+			state, len(o.members), len(alive), len(o.owner), partitions, o.counts), nil
+	}
+	o, err := readOwnership(c.histDir, alive, c.incOf)
+	if err != nil {
+		return false, "", err
+	}
+	owned := fmt.Sprintf("%d of %d partitions owned by %v", len(o.owner), partitions, o.counts)
+	if !o.formed(partitions, alive) {
+		return false, owned, nil
+	}
+	if len(alive) <= partitions {
+		return true, owned, nil
+	}
+	ok, why, err := groupJoined(ctx, c.adm, c.group, consumerProtocol, len(alive))
+	if err != nil {
+		why = "the broker could not describe the group: " + err.Error()
+	}
+	return ok, owned + "; " + why, nil
 }
 
 // traffic runs the producer and, beside it, the chaos steps (t0 being

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/control"
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/launcher"
 )
@@ -26,6 +27,9 @@ type fleet struct {
 	baseArgs func(name string, inc int) []string
 	env      []string // every member's extra environment (its secret properties)
 	logf     func(format string, args ...any)
+	// ctl is the network control channel's endpoint; nil: each member's
+	// standard input.
+	ctl *control.Server
 
 	mu      sync.Mutex
 	members map[string]*memberProc
@@ -61,7 +65,7 @@ func (f *fleet) start(ctx context.Context, name string) error {
 	}
 	f.mu.Unlock()
 	p, err := f.launch.Start(ctx, launcher.Spec{
-		Name: name, Inc: inc, Cell: f.cell, Args: f.baseArgs(name, inc), Env: f.env, Control: true,
+		Name: name, Inc: inc, Cell: f.cell, Args: f.baseArgs(name, inc), Env: f.env, Control: f.ctl == nil,
 		Log: filepath.Join(f.logDir, fmt.Sprintf("%s.%d.log", name, inc)),
 	})
 	if err != nil {
@@ -230,7 +234,15 @@ func (f *fleet) notRunning(p launcher.Process, err error) (inc, pid int, done <-
 	return 0, 0, nil, err
 }
 
-// control sends a command line to a running member.
+// connectWait bounds how long a command waits for a member incarnation
+// to connect to the network control channel: a JVM member takes seconds
+// from its start to its connection on a busy host. The standard input's
+// pipe holds a command for a member that has not read it yet.
+const connectWait = 30 * time.Second
+
+// control sends a command line to a running member: on its standard
+// input, or through the network control channel, which returns once the
+// member has acknowledged it (and its refusal as an error).
 func (f *fleet) control(name, cmd string, b before) (inc, pid int, err error) {
 	_, p, err := f.running(name)
 	if err != nil {
@@ -240,7 +252,20 @@ func (f *fleet) control(name, cmd string, b before) (inc, pid int, err error) {
 		return 0, 0, err
 	}
 	b.call(p)
-	return p.Inc(), p.PID(), p.Control(cmd)
+	if f.ctl == nil {
+		return p.Inc(), p.PID(), p.Control(cmd)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), connectWait)
+	defer cancel()
+	// A member that exits is not waited for.
+	go func() {
+		select {
+		case <-p.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return p.Inc(), p.PID(), f.ctl.Send(ctx, name, p.Inc(), cmd)
 }
 
 // alive returns the names of running members, in number order.

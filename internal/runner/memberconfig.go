@@ -25,7 +25,12 @@ func (c *cellRun) memberConfig(name string, inc int) member.Config {
 	cfg.Name, cfg.Inc, cfg.HistoryDir = name, inc, c.histDir
 	cfg.Bootstrap, cfg.Group, cfg.Topic = netBootstrap(c.cluster, name), c.group, c.topic
 	cfg.Seed = c.opts.Spec.Rand("processing/" + name).Int64()
-	cfg.Control = true
+	// The members' control channel: their standard input, or the
+	// driver's control endpoint, with the run's token.
+	cfg.Control = c.opts.control == nil
+	if c.opts.control != nil {
+		cfg.ControlAddr, cfg.ControlToken = c.opts.control.Addr(), c.opts.controlToken
+	}
 	if vocab.IsTransactional(cfg.Policy) {
 		cfg.OutputTopic = c.outputTopic
 		cfg.TransactionalID = member.TransactionalID(c.opts.Spec.Consumer.Transaction.TransactionalID, c.group, name, inc)

@@ -15,19 +15,24 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 )
 
-// ownership is who owns which partition, as the members' own histories
-// say (assigned, revoked, lost deltas).
+// ownership is who owns which partition: as the members' own histories
+// say (assigned, revoked, lost deltas: readOwnership), or as the group's
+// coordinator holds it (coordinatorOwnership).
 type ownership struct {
 	owner   map[int32]string // partition -> member name (latest assignment wins)
 	counts  map[string]int   // member -> partitions owned
-	members map[string]bool  // members with a history
+	members map[string]bool  // members with a history, or in the coordinator's group
+}
+
+func newOwnership() ownership {
+	return ownership{owner: map[int32]string{}, counts: map[string]int{}, members: map[string]bool{}}
 }
 
 // readOwnership reads the current incarnations' histories. A member whose
 // process is not alive owns nothing, whatever its history last said (a
 // killed member never writes its revocation).
 func readOwnership(histDir string, alive []string, incOf func(string) int) (ownership, error) {
-	o := ownership{owner: map[int32]string{}, counts: map[string]int{}, members: map[string]bool{}}
+	o := newOwnership()
 	since := map[int32]int64{}
 	for _, name := range alive {
 		path := filepath.Join(histDir, history.FileName(name, incOf(name)))
@@ -76,6 +81,50 @@ func readOwnership(histDir string, alive []string, incOf func(string) int) (owne
 	return o, nil
 }
 
+// coordinatorOwnership is who owns which partition of topic as the
+// group's coordinator holds it (cluster.GroupAssignment), and the group's
+// state: what the driver knows without reading any member's files, which
+// may be on other hosts. A member is known by its client id,
+// <name>.<inc>: an incarnation other than the member's current one, or
+// whose process is not alive, owns nothing (a killed member stays in the
+// coordinator's group until its session times out). A classic group
+// shows its assignment only while Stable: in a rebalance nobody owns
+// anything, as the members' own histories say of an eager one.
+func coordinatorOwnership(ctx context.Context, adm *kadm.Client, group, topic string, consumerProtocol bool, alive []string, incOf func(string) int) (ownership, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	state, members, err := cluster.GroupAssignment(ctx, adm, group, topic, consumerProtocol)
+	if err != nil {
+		return newOwnership(), "", err
+	}
+	return ownershipOf(members, alive, incOf), state, nil
+}
+
+// ownershipOf is the ownership the coordinator's members give: of the
+// running members' current incarnations, known by their client ids.
+func ownershipOf(members []cluster.GroupMember, alive []string, incOf func(string) int) ownership {
+	o := newOwnership()
+	current := map[string]string{}
+	for _, name := range alive {
+		current[fmt.Sprintf("%s.%d", name, incOf(name))] = name
+	}
+	for _, m := range members {
+		name, ok := current[m.ClientID]
+		if !ok {
+			continue
+		}
+		o.members[name] = true
+		for _, p := range m.Partitions {
+			if old, ok := o.owner[p]; ok {
+				o.counts[old]--
+			}
+			o.owner[p] = name
+			o.counts[name]++
+		}
+	}
+	return o
+}
+
 // formed reports whether the group covers all partitions and every alive
 // member has work (when there are enough partitions for that).
 func (o ownership) formed(partitions int, alive []string) bool {
@@ -90,6 +139,21 @@ func (o ownership) formed(partitions int, alive []string) bool {
 		}
 	}
 	return true
+}
+
+// formedStable reports whether a group, as its coordinator holds it (o
+// by coordinatorOwnership, in state), has formed: Stable, every running
+// member in it, and formed as the members' histories would say it.
+func (o ownership) formedStable(state string, partitions int, alive []string) bool {
+	if !strings.EqualFold(state, "Stable") || len(o.members) != len(alive) {
+		return false
+	}
+	for _, m := range alive {
+		if !o.members[m] {
+			return false
+		}
+	}
+	return o.formed(partitions, alive)
 }
 
 // groupJoined reports whether the broker's group has every one of n

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/clock"
 	"github.com/chaosbench/chaosbench/internal/cluster"
+	"github.com/chaosbench/chaosbench/internal/control"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
@@ -72,16 +74,50 @@ type Options struct {
 	// run's processes are on this host). A run whose members are on other
 	// hosts (Kubernetes Pods) gives an address of this host they reach.
 	ClockListen string
+	// Control is the members' control channel (the `slow` step's
+	// commands): ControlStdin, the default, a pipe to each member's
+	// standard input, which only a process of this host can have; or
+	// ControlNetwork, the driver's control endpoint (internal/control),
+	// which each member connects out to with the run's token, wherever it
+	// runs. With the network channel the driver also reads no member's
+	// files while a cell runs: whether the group has formed, and who owns
+	// a partition (`owner:<p>`), come from the group's coordinator.
+	Control string
 
 	// clockURL is the driver's time endpoint, which every process of a
 	// cell measures its clock against (internal/clock).
 	clockURL string
+	// control is the network control channel's endpoint, and
+	// controlToken the run's token for it (ControlNetwork only).
+	control      *control.Server
+	controlToken string
 
 	// live: Out is a terminal, where the progress line is redrawn in place
 	// every second; elsewhere (a CI log, a file) it is a plain line every
 	// progressEvery.
 	live bool
 }
+
+// The members' control channels (Options.Control).
+const (
+	ControlStdin   = "stdin"
+	ControlNetwork = "network"
+)
+
+// CheckControl refuses a control channel that is neither ControlStdin
+// nor ControlNetwork (empty is ControlStdin).
+func CheckControl(channel string) error {
+	switch channel {
+	case "", ControlStdin, ControlNetwork:
+		return nil
+	}
+	return fmt.Errorf("control channel %q: expected %s (the members' standard input) or %s (the driver's control endpoint)", channel, ControlStdin, ControlNetwork)
+}
+
+// remoteObserve reports whether the driver observes the group from its
+// coordinator rather than the members' files: with the network control
+// channel, whose members may write their files elsewhere.
+func (o *Options) remoteObserve() bool { return o.Control == ControlNetwork }
 
 // Plan is plan.json: the cells and the chaos schedule, computed before the
 // run and identical for every cell.
@@ -292,6 +328,12 @@ func (o *Options) setDefaults() error {
 	if o.Launcher == nil {
 		o.Launcher = launcher.Local{Binary: o.Binary}
 	}
+	if err := CheckControl(o.Control); err != nil {
+		return err
+	}
+	if o.Control == "" {
+		o.Control = ControlStdin
+	}
 	return nil
 }
 
@@ -319,7 +361,7 @@ func runStamp(started time.Time) string {
 // partial until the run ends.
 func newRunRecord(o *Options) runfolder.Run {
 	run := runfolder.Run{SchemaVersion: runfolder.SchemaVersion, Workload: o.Spec.Name, WorkloadFile: o.Spec.File,
-		Seed: o.Spec.Seed, Repeat: o.Repeat, Command: kafkaconf.RedactArgs(o.Command)}
+		Seed: o.Spec.Seed, Repeat: o.Repeat, Control: o.Control, Command: kafkaconf.RedactArgs(o.Command)}
 	for _, s := range schedule(o.Cells, o.Repeat) {
 		run.Cells = append(run.Cells, cellFolder(s.cell, s.iter, o.Repeat))
 	}
@@ -382,6 +424,26 @@ func runCells(ctx context.Context, o *Options, plan Plan, dir, stamp string, c c
 	}
 	defer srv.Close()
 	o.clockURL = srv.URL()
+	if o.Control == ControlNetwork {
+		// The members' control channel: an endpoint they connect out to,
+		// on the time endpoint's host (the loopback for a local run's
+		// processes), and the run's token, which they get in their
+		// environment.
+		if o.controlToken, err = control.NewToken(); err != nil {
+			return err
+		}
+		host, _, err := net.SplitHostPort(listen)
+		if err != nil {
+			return fmt.Errorf("clock listen address %q: %w", listen, err)
+		}
+		o.control, err = control.Serve(net.JoinHostPort(host, "0"), o.controlToken, func(format string, args ...any) {
+			fmt.Fprintf(o.Out, "%s"+format+"\n", append([]any{o.clearLine()}, args...)...)
+		})
+		if err != nil {
+			return err
+		}
+		defer o.control.Close()
+	}
 	var failed []string
 	for _, s := range schedule(o.Cells, o.Repeat) {
 		cell, k := s.cell, s.iter

@@ -104,11 +104,12 @@ func (c *cellRun) onTarget(s workloads.PlannedStep, action, target string, param
 }
 
 // resolve turns a step's target into a member name: owner:<p> is the
-// member that owns partition p now, by the members' own histories. In a
-// rebalance nobody owns p for a moment (revoked, not yet assigned), so
-// resolve waits for an owner, at most a session timeout and a second:
-// longer than that, the group has lost the partition, and the step fails
-// saying so.
+// member that owns partition p now, by the members' own histories (a
+// local run), or by the group's coordinator (a run with the network
+// control channel, which reads no member's files). In a rebalance nobody
+// owns p for a moment (revoked, not yet assigned), so resolve waits for
+// an owner, at most a session timeout and a second: longer than that, the
+// group has lost the partition, and the step fails saying so.
 func (c *cellRun) resolve(ctx context.Context, target string) (string, map[string]any, error) {
 	p, ok := strings.CutPrefix(target, "owner:")
 	if !ok {
@@ -120,15 +121,22 @@ func (c *cellRun) resolve(ctx context.Context, target string) (string, map[strin
 	}
 	patience := c.opts.Spec.Consumer.SessionTimeout + time.Second
 	deadline := time.Now().Add(patience)
+	var asked error // the coordinator's last error
 	for {
-		o, err := readOwnership(c.histDir, c.fleet.alive(), c.incOf)
-		if err != nil {
+		var o ownership
+		var err error
+		if c.opts.remoteObserve() {
+			o, _, asked = coordinatorOwnership(ctx, c.adm, c.group, c.topic, vocab.IsConsumerProtocol(c.cell.Strategy), c.fleet.alive(), c.incOf)
+		} else if o, err = readOwnership(c.histDir, c.fleet.alive(), c.incOf); err != nil {
 			return "", nil, err
 		}
 		if name, ok := o.owner[int32(part)]; ok {
 			return name, map[string]any{"owner_of": part}, nil
 		}
 		if time.Now().After(deadline) {
+			if asked != nil {
+				return "", nil, fmt.Errorf("target %s: no member owned partition %d within %v (the broker could not describe the group: %v)", target, part, patience, asked)
+			}
 			return "", nil, fmt.Errorf("target %s: no member owned partition %d within %v", target, part, patience)
 		}
 		select {

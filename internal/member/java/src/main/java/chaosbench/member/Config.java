@@ -36,6 +36,10 @@ final class Config {
     long autoCommitIntervalNs;
     boolean staticMembership;
     boolean control;
+    /** The driver's control endpoint, host:port (empty: no network channel). */
+    String controlAddr;
+    /** The run's token for the control endpoint: from the environment (Control.TOKEN_ENV), never a flag. */
+    String controlToken = "";
     String outputTopic;
     String transactionalId;
     long transactionTimeoutNs;
@@ -77,6 +81,7 @@ final class Config {
         new Flag("auto-commit-interval", Kind.DURATION, (c, v) -> c.autoCommitIntervalNs = duration("auto-commit-interval", v), c -> c.autoCommitIntervalNs),
         new Flag("static", Kind.BOOL, (c, v) -> c.staticMembership = bool("static", v), c -> c.staticMembership),
         new Flag("control-stdin", Kind.BOOL, (c, v) -> c.control = bool("control-stdin", v), c -> c.control),
+        new Flag("control-addr", Kind.STRING, (c, v) -> c.controlAddr = v, c -> c.controlAddr),
         new Flag("output-topic", Kind.STRING, (c, v) -> c.outputTopic = v, c -> c.outputTopic),
         new Flag("transactional-id", Kind.STRING, (c, v) -> c.transactionalId = v, c -> c.transactionalId),
         new Flag("transaction-timeout", Kind.DURATION, (c, v) -> c.transactionTimeoutNs = duration("transaction-timeout", v), c -> c.transactionTimeoutNs),

@@ -32,6 +32,7 @@ import org.apache.kafka.common.serialization.Deserializer;
  *   Main --check FLAGS         check the configuration against Kafka's Java client, connect nowhere
  *   Main --print-config FLAGS  print this side's view of the flags and the consumer's properties (the contract test)
  *   Main --bare FLAGS          the bare consumer of the harness-overhead benchmark (Bare)
+ *   Main --control FLAGS       the network control channel alone, no consumer (the test that holds Control to the Go endpoint)
  * </pre>
  *
  * Exit status 2: bad input (a flag, a property the client refuses), with
@@ -42,7 +43,7 @@ public final class Main {
 
     public static void main(String[] args) {
         String mode = "run";
-        if (args.length > 0 && List.of("--check", "--print-config", "--bare").contains(args[0])) {
+        if (args.length > 0 && List.of("--check", "--print-config", "--bare", "--control").contains(args[0])) {
             mode = args[0].substring(2);
             args = java.util.Arrays.copyOfRange(args, 1, args.length);
         }
@@ -50,6 +51,10 @@ public final class Main {
         try {
             cfg = Config.parse(args);
             cfg.readSecrets(System.getenv(Config.SECRETS_ENV));
+            String token = System.getenv(Control.TOKEN_ENV);
+            if (token != null) {
+                cfg.controlToken = token;
+            }
             Settings.strategy(cfg.strategy);
         } catch (IllegalArgumentException e) {
             log("chaos member: " + e.getMessage());
@@ -60,6 +65,7 @@ public final class Main {
             case "print-config" -> printConfig(cfg);
             case "check" -> System.exit(check(cfg) ? 0 : 2);
             case "bare" -> System.exit(check(cfg) ? Bare.run(cfg) : 2);
+            case "control" -> System.exit(controlOnly(cfg));
             default -> {
                 if (!check(cfg)) {
                     System.exit(2);
@@ -231,6 +237,29 @@ public final class Main {
         }
         done.countDown();
         return status[0];
+    }
+
+    /**
+     * Runs the member's network control channel alone, with no consumer:
+     * each command is carried out by the member's own handler, and each
+     * one taken is printed on standard output with the stall it set. For
+     * the test that holds the Java side of the protocol to the Go
+     * endpoint (internal/member's TestJavaControlChannel). It ends when
+     * the channel does (a refused handshake): status 1.
+     */
+    private static int controlOnly(Config cfg) {
+        Member m = new Member(cfg, null);
+        Control.run(cfg.controlAddr, cfg.controlToken, cfg.name, cfg.inc, cmd -> {
+            String reason = m.command(cmd);
+            if (reason == null) {
+                synchronized (System.out) {
+                    System.out.println("took " + cmd + " stall " + m.pendingStall());
+                    System.out.flush();
+                }
+            }
+            return reason;
+        }, m::logLine);
+        return 1;
     }
 
     /** Whether the consumer's construction refused the configuration. */

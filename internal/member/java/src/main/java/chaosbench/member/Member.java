@@ -114,6 +114,12 @@ final class Member implements ConsumerRebalanceListener {
             t.setDaemon(true);
             t.start();
         }
+        if (!cfg.controlAddr.isEmpty()) {
+            Thread t = new Thread(() -> Control.run(cfg.controlAddr, cfg.controlToken, cfg.name, cfg.inc,
+                this::command, this::logLine), "control-network");
+            t.setDaemon(true);
+            t.start();
+        }
         Map<String, Object> props = Settings.of(cfg);
         if (Settings.autoCommit(cfg.policy)) {
             CommitRecorder.member = this;
@@ -731,36 +737,49 @@ final class Member implements ConsumerRebalanceListener {
     // The control channel.
 
     /**
-     * Reads the driver's commands from standard input, one per line, until
-     * end of file:
+     * Carries out one of the driver's commands, from either channel (the
+     * standard input, the network: Control), as the Go member's command
+     * does:
      *
      *   slow <duration>   stall the next record's processing for <duration>
      *
-     * Unknown commands are logged and ignored.
+     * Returns null when the command was taken; an unknown or malformed one
+     * is logged and refused, and its reason returned.
+     */
+    String command(String line) {
+        String[] f = line.trim().split("\\s+");
+        if (f.length == 0 || f[0].isEmpty()) {
+            return null;
+        }
+        String err;
+        if (f[0].equals("slow") && f.length == 2) {
+            long d;
+            try {
+                d = GoDuration.parse(f[1]);
+            } catch (IllegalArgumentException | ArithmeticException e) {
+                d = -1;
+            }
+            if (d > 0) {
+                stall.set(d);
+                return null;
+            }
+            err = Config.quote(line) + ": expected a positive duration";
+        } else {
+            err = "unknown command " + Config.quote(line);
+        }
+        logf("control: %s", err);
+        return err;
+    }
+
+    /**
+     * Reads the driver's commands from standard input, one per line, until
+     * end of file: the local channel, which acknowledges nothing.
      */
     private void readControl() {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length == 0 || f[0].isEmpty()) {
-                    continue;
-                }
-                if (f[0].equals("slow") && f.length == 2) {
-                    long d;
-                    try {
-                        d = GoDuration.parse(f[1]);
-                    } catch (IllegalArgumentException | ArithmeticException e) {
-                        d = -1;
-                    }
-                    if (d <= 0) {
-                        logf("control: %s: expected a positive duration", Config.quote(line));
-                        continue;
-                    }
-                    stall.set(d);
-                } else {
-                    logf("control: unknown command %s", Config.quote(line));
-                }
+                command(line);
             }
         } catch (IOException e) {
             logf("control: %s", e.getMessage());
@@ -789,6 +808,16 @@ final class Member implements ConsumerRebalanceListener {
     }
 
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+
+    /** The stall the next record will take (the slow command's), ns. */
+    long pendingStall() {
+        return stall.get();
+    }
+
+    /** A line of the member's log, as is. */
+    void logLine(String line) {
+        logf("%s", line);
+    }
 
     /** The member's own log line, as the Go members write theirs. */
     void logf(String format, Object... args) {
