@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/chaosbench/chaosbench/internal/history"
-	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 )
 
@@ -47,8 +47,10 @@ const DeliveryTimeout = 2 * time.Minute
 // Config is where an incarnation's lines go.
 type Config struct {
 	Bootstrap string
-	// Props are the client properties (-X, -F: TLS, SASL).
-	Props kafkaconf.Props
+	// Opts are the client's connection options: TLS and SASL, from the
+	// run's client properties (kafkaconf.Props.FranzOpts of their
+	// Connection part).
+	Opts  []kgo.Opt
 	Topic string
 	// Cell tags every record (CellHeader).
 	Cell string
@@ -82,11 +84,7 @@ func (c Config) Check() error {
 }
 
 func (c Config) client(extra ...kgo.Opt) (*kgo.Client, error) {
-	opts, err := c.Props.FranzOpts()
-	if err != nil {
-		return nil, err
-	}
-	opts = append(opts, kgo.SeedBrokers(strings.Split(c.Bootstrap, ",")...))
+	opts := append(slices.Clip(c.Opts), kgo.SeedBrokers(strings.Split(c.Bootstrap, ",")...))
 	opts = append(opts, extra...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {

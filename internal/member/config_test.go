@@ -76,6 +76,13 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 		}, "--commit-interval"},
 		{func(c *Config) { c.ClockURL = "127.0.0.1:80" }, "--clock-url \"127.0.0.1:80\": expected an http:// address"},
 		{func(c *Config) { c.ClockSkew = 400 * time.Hour }, "--clock-skew 400h0m0s: expected within"},
+		{func(c *Config) { c.HistorySink = "kafka" }, `--history-sink "kafka": expected one of file, topic, tee`},
+		{func(c *Config) { c.HistorySink, c.HistoryBootstrap = "topic", "b:9092" }, `--history-topic "": expected a Kafka topic name`},
+		{func(c *Config) { c.HistorySink, c.HistoryTopic, c.HistoryBootstrap = "tee", "a/b", "b:9092" }, `--history-topic "a/b"`},
+		{func(c *Config) { c.HistorySink, c.HistoryTopic = "topic", "h" }, "--history-bootstrap: required by --history-sink topic"},
+		{func(c *Config) {
+			c.Client, c.HistorySink, c.HistoryTopic, c.HistoryBootstrap = vocab.ClientJava, "topic", "h", "b:9092"
+		}, "--history-sink topic: the java client's member writes its history to a file only"},
 	} {
 		c := validConfig()
 		tc.edit(&c)
@@ -103,6 +110,7 @@ func TestArgsRoundTrip(t *testing.T) {
 		OutputTopic: "t.out", TransactionalID: "g.m3", TransactionTimeout: 20 * time.Second,
 		CommitRecords: 100, CommitInterval: 2 * time.Second,
 		ClockURL: "http://127.0.0.1:4567/chaosbench/time", ClockSkew: -1500 * time.Millisecond,
+		HistorySink: "tee", HistoryTopic: "history.x", HistoryBootstrap: "127.0.0.1:9094",
 	}
 	def := Defaults()
 	wv, dv := reflect.ValueOf(want), reflect.ValueOf(def)
