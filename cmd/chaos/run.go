@@ -14,6 +14,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/runner"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -58,6 +59,7 @@ type runFlags struct {
 	records                       int64
 	members                       int
 	warmup                        time.Duration
+	history                       runner.HistoryOptions
 	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
@@ -73,6 +75,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 0, "override the workload's traffic duration")
 	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
 	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
+	fs.StringVar(&f.history.Sink, "history-sink", runfolder.SinkFile, "where the members and the producer write their histories: file (their files in history/), topic (a history topic, split back into history/ by the run) or tee (both, the topic split into history-topic/ beside the files); the java client writes files only")
+	fs.StringVar(&f.history.Topic, "history-topic", "", "the history topic of --history-sink topic or tee, created if missing (default "+runner.DefaultHistoryTopic+")")
+	fs.StringVar(&f.history.Bootstrap, "history-bootstrap", "", "bootstrap.servers of the history topic's cluster, with the run's -X and -F (default: the run's cluster)")
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
 }
 
@@ -106,6 +111,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 		return "", cli.Usagef("--repeat %d: expected 1 to %d", f.repeat, maxRepeat)
 	}
 	if err := f.cluster.Check(); err != nil {
+		return "", cli.Usage(err)
+	}
+	if err := runner.CheckHistory(f.history, nil, f.cluster.Options("", nil)); err != nil {
 		return "", cli.Usage(err)
 	}
 	if check != nil {
@@ -206,6 +214,9 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if err := runner.CheckNetwork(spec, f.cluster.Options("", nil)); err != nil {
 		return runner.Options{}, cli.Usage(err)
 	}
+	if err := runner.CheckHistory(f.history, cells, f.cluster.Options("", nil)); err != nil {
+		return runner.Options{}, cli.Usagef("%s: %v", spec.File, err)
+	}
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s: %s\n", spec.File, w)
 	}
@@ -213,7 +224,7 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if warmup == 0 {
 		warmup = -1
 	}
-	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup,
+	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup, History: f.history,
 		Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
 }
 
