@@ -284,9 +284,26 @@ func SplitCell(ctx context.Context, cellDir string, cfg Config) (bool, error) {
 	} else if found && s.Complete {
 		return false, nil
 	}
+	// Reach the cluster first: a cluster that is gone (a local run's)
+	// leaves the record as it was.
+	probe := cfg
+	probe.Topic, probe.Cell = c.History.Topic, c.History.Cell
+	if probe.Bootstrap == "" {
+		probe.Bootstrap = c.History.Bootstrap
+	}
+	pctx, cancel := context.WithTimeout(ctx, ReachTimeout)
+	_, err = EndOffsets(pctx, probe)
+	cancel()
+	if err != nil {
+		return false, fmt.Errorf("history topic %s at %s: %w", probe.Topic, probe.Bootstrap, err)
+	}
 	f, err := Follow(cellDir, *c.History, cfg)
 	if err != nil {
 		return false, err
 	}
 	return true, f.Finish(ctx)
 }
+
+// ReachTimeout bounds how long SplitCell tries to reach the history
+// topic's cluster before it gives up on a cell.
+const ReachTimeout = 15 * time.Second
