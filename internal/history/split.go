@@ -11,8 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-
-	"github.com/chaosbench/chaosbench/internal/clip"
 )
 
 // A history topic (internal/historytopic) holds the lines of many process
@@ -38,13 +36,21 @@ func Key(proc string, inc int) string { return proc + "." + strconv.Itoa(inc) }
 func ParseKey(key string) (proc string, inc int, err error) {
 	m := keyRE.FindStringSubmatch(key)
 	if m == nil {
-		return "", 0, fmt.Errorf("history key %s: expected <proc>.<inc> (letters, digits, '-' or '_', then a dot and a number)", clip.Quote(key))
+		return "", 0, fmt.Errorf("history key %s: expected <proc>.<inc> (letters, digits, '-' or '_', then a dot and a number)", quote(key))
 	}
 	inc, _ = strconv.Atoi(m[2])
 	if inc >= MaxIncarnation {
-		return "", 0, fmt.Errorf("history key %s: incarnation %d, expected below %d", clip.Quote(key), inc, MaxIncarnation)
+		return "", 0, fmt.Errorf("history key %s: incarnation %d, expected below %d", quote(key), inc, MaxIncarnation)
 	}
 	return m[1], inc, nil
+}
+
+// quote is s quoted, cut to 80 bytes: what a message quotes of its input.
+func quote(s string) string {
+	if len(s) > 80 {
+		return strconv.Quote(s[:80]) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // Splitter writes lines of many incarnations into their files in a
@@ -110,7 +116,7 @@ func (s *Splitter) Add(key string, line []byte) error {
 	case bytes.IndexByte(line, '\n') >= 0:
 		return f.fail(fmt.Errorf("line %d: holds a newline: a record of a history topic is one line", f.lines+1))
 	case !bytes.Contains(line, f.marker):
-		return f.fail(fmt.Errorf("line %d: %s is not a line of %s (expected %s in it)", f.lines+1, clip.Quote(string(line)), key, f.marker))
+		return f.fail(fmt.Errorf("line %d: %s is not a line of %s (expected %s in it)", f.lines+1, quote(string(line)), key, f.marker))
 	}
 	f.lines++
 	f.bytes += int64(len(line)) + 1
