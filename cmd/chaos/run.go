@@ -194,6 +194,11 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if err != nil {
 		return runner.Options{}, cli.Usage(err)
 	}
+	// Before the members' checks: a java cell on the history topic is
+	// refused without starting a JVM.
+	if err := runner.CheckHistory(f.history, cells, f.cluster.Options("", nil)); err != nil {
+		return runner.Options{}, cli.Usagef("%s: %v", spec.File, err)
+	}
 	props := kafkaconf.Props{}
 	for k, v := range f.cluster.Props.Props {
 		props[k] = v
@@ -214,9 +219,7 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if err := runner.CheckNetwork(spec, f.cluster.Options("", nil)); err != nil {
 		return runner.Options{}, cli.Usage(err)
 	}
-	if err := runner.CheckHistory(f.history, cells, f.cluster.Options("", nil)); err != nil {
-		return runner.Options{}, cli.Usagef("%s: %v", spec.File, err)
-	}
+
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s: %s\n", spec.File, w)
 	}
