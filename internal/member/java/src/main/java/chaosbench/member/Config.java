@@ -46,8 +46,8 @@ final class Config {
     /** Testing only: added to every time the member stamps. */
     long clockSkewNs;
     /**
-     * Where the history goes (member.Config.HistorySink): this member
-     * writes its file only, so anything but "file" is refused.
+     * Where the history goes (member.Config.HistorySink): its file, the
+     * history topic (TopicSink) or both; the topic and its cluster.
      */
     String historySink;
     String historyTopic;
@@ -149,9 +149,15 @@ final class Config {
             throw new IllegalArgumentException("missing " + String.join(", ", missing)
                 + ": the Go member renders every flag (member.Config.Args)");
         }
-        if (!c.historySink.isEmpty() && !c.historySink.equals("file")) {
-            throw new IllegalArgumentException("--history-sink " + c.historySink
-                + ": the java client's member writes its history to a file only (--history-sink file)");
+        switch (c.historySink) {
+            case "", "file" -> { }
+            case "topic", "tee" -> {
+                if (c.historyTopic.isEmpty() || c.historyBootstrap.isEmpty()) {
+                    throw new IllegalArgumentException("--history-sink " + c.historySink
+                        + ": needs --history-topic and --history-bootstrap");
+                }
+            }
+            default -> throw new IllegalArgumentException("--history-sink " + quote(c.historySink) + ": expected file, topic or tee");
         }
         return c;
     }
