@@ -22,7 +22,6 @@ func TestRunBadHistoryFlags(t *testing.T) {
 		{[]string{"--history-bootstrap", "b:9092"}, "only with --history-sink topic or tee"},
 		{[]string{"--history-sink", "topic", "--history-topic", "a/b"}, `--history-topic "a/b": expected a Kafka topic name`},
 		{[]string{"--history-sink", "tee", "--history-topic", strings.Repeat("h", 250)}, "expected a Kafka topic name"},
-		{[]string{"--history-sink", "topic", "--clients", "java", "--strategies", "sticky"}, "the java client's member writes its history to a file only; cells on java: sticky.sync-batch.java"},
 		{[]string{"--history-sink", "topic", "-X", "ssl.keystore.location=/k.p12"}, "the history topic's client (franz-go)"},
 	} {
 		err := runRun(append(c.args, "--results", results, "../../workloads/default.yaml"))

@@ -75,7 +75,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 0, "override the workload's traffic duration")
 	fs.Int64Var(&f.records, "records", 0, "override the workload's record count")
 	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
-	fs.StringVar(&f.history.Sink, "history-sink", runfolder.SinkFile, "where the members and the producer write their histories: file (their files in history/), topic (a history topic, split back into history/ by the run) or tee (both, the topic split into history-topic/ beside the files); the java client writes files only")
+	fs.StringVar(&f.history.Sink, "history-sink", runfolder.SinkFile, "where the members and the producer write their histories: file (their files in history/), topic (a history topic, split back into history/ by the run) or tee (both, the topic split into history-topic/ beside the files)")
 	fs.StringVar(&f.history.Topic, "history-topic", "", "the history topic of --history-sink topic or tee, created if missing (default "+runner.DefaultHistoryTopic+")")
 	fs.StringVar(&f.history.Bootstrap, "history-bootstrap", "", "bootstrap.servers of the history topic's cluster, with the run's -X and -F (default: the run's cluster)")
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
@@ -113,7 +113,7 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 	if err := f.cluster.Check(); err != nil {
 		return "", cli.Usage(err)
 	}
-	if err := runner.CheckHistory(f.history, nil, f.cluster.Options("", nil)); err != nil {
+	if err := runner.CheckHistory(f.history, f.cluster.Options("", nil)); err != nil {
 		return "", cli.Usage(err)
 	}
 	if check != nil {
@@ -193,11 +193,6 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	cells, err := selectCells(spec, f.strategies, f.policies, "")
 	if err != nil {
 		return runner.Options{}, cli.Usage(err)
-	}
-	// Before the members' checks: a java cell on the history topic is
-	// refused without starting a JVM.
-	if err := runner.CheckHistory(f.history, cells, f.cluster.Options("", nil)); err != nil {
-		return runner.Options{}, cli.Usagef("%s: %v", spec.File, err)
 	}
 	props := kafkaconf.Props{}
 	for k, v := range f.cluster.Props.Props {

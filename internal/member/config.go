@@ -94,8 +94,8 @@ type Config struct {
 
 	// HistorySink is where the member writes its history
 	// (runfolder.Sinks): its file in HistoryDir (file, the default), the
-	// history topic (topic), or both (tee). The java client's member
-	// writes a file only.
+	// history topic (topic), or both (tee); the java client's member as
+	// the Go ones (its TopicSink).
 	HistorySink string
 	// HistoryTopic and HistoryBootstrap are the history topic and the
 	// cluster it is on (the topic and tee sinks); the member tags its
@@ -365,9 +365,6 @@ func (c *Config) checkHistorySink() error {
 	if c.HistorySink == runfolder.SinkFile {
 		return nil
 	}
-	if c.Client == vocab.ClientJava {
-		return fmt.Errorf("--history-sink %s: the java client's member writes its history to a file only (--history-sink file)", c.HistorySink)
-	}
 	if err := historytopic.CheckTopic(c.HistoryTopic); err != nil {
 		return fmt.Errorf("--history-topic %w", err)
 	}
@@ -423,9 +420,7 @@ func CheckConfig(cfg Config) error {
 	if err := checkPolicy(cfg.Client, cfg.Policy); err != nil {
 		return err
 	}
-	if cfg.HistorySink != "" && cfg.HistorySink != runfolder.SinkFile && cfg.Client == vocab.ClientJava {
-		return fmt.Errorf("--history-sink %s: the java client's member writes its history to a file only", cfg.HistorySink)
-	}
+
 	if cfg.Client == vocab.ClientConfluent {
 		return checkConfluent(cfg)
 	}

@@ -80,9 +80,6 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 		{func(c *Config) { c.HistorySink, c.HistoryBootstrap = "topic", "b:9092" }, `--history-topic "": expected a Kafka topic name`},
 		{func(c *Config) { c.HistorySink, c.HistoryTopic, c.HistoryBootstrap = "tee", "a/b", "b:9092" }, `--history-topic "a/b"`},
 		{func(c *Config) { c.HistorySink, c.HistoryTopic = "topic", "h" }, "--history-bootstrap: required by --history-sink topic"},
-		{func(c *Config) {
-			c.Client, c.HistorySink, c.HistoryTopic, c.HistoryBootstrap = vocab.ClientJava, "topic", "h", "b:9092"
-		}, "--history-sink topic: the java client's member writes its history to a file only"},
 	} {
 		c := validConfig()
 		tc.edit(&c)

@@ -11,8 +11,6 @@ import (
 	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/historytopic"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
-	"github.com/chaosbench/chaosbench/internal/vocab"
-	"github.com/chaosbench/chaosbench/workloads"
 )
 
 // HistoryOptions say where a run's members and producer write their
@@ -113,11 +111,12 @@ func (c *cellRun) newHistory(proc string, inc int) (*history.Writer, error) {
 	return historytopic.NewWriter(c.opts.History.Sink, c.histDir, proc, inc, c.histCfg)
 }
 
-// CheckHistory refuses, before a run starts, history options a cell's
-// client or the cluster's client properties cannot serve: an unknown
-// sink, a bad topic name, a java cell on the topic (its member writes a
-// file only), properties the topic's franz-go client cannot apply.
-func CheckHistory(h HistoryOptions, cells []workloads.Cell, copts cluster.Options) error {
+// CheckHistory refuses, before a run starts, history options the
+// cluster's client properties cannot serve: an unknown sink, a bad topic
+// name, properties the driver's and the Go processes' franz-go client of
+// the topic cannot apply (the java member's kafka-clients takes what its
+// consumer takes).
+func CheckHistory(h HistoryOptions, copts cluster.Options) error {
 	if h.Sink != "" && !slices.Contains(runfolder.Sinks, h.Sink) {
 		return fmt.Errorf("--history-sink %q: expected one of %s", h.Sink, strings.Join(runfolder.Sinks, ", "))
 	}
@@ -131,15 +130,6 @@ func CheckHistory(h HistoryOptions, cells []workloads.Cell, copts cluster.Option
 		if err := historytopic.CheckTopic(h.Topic); err != nil {
 			return fmt.Errorf("--history-topic %w", err)
 		}
-	}
-	var java []string
-	for _, c := range cells {
-		if c.Client == vocab.ClientJava {
-			java = append(java, c.Name)
-		}
-	}
-	if len(java) > 0 {
-		return fmt.Errorf("--history-sink %s: the java client's member writes its history to a file only; cells on java: %s (run them with --history-sink file, or --clients without java)", h.Sink, strings.Join(java, ", "))
 	}
 	if _, err := copts.Props.Connection().FranzOpts(); err != nil {
 		return fmt.Errorf("--history-sink %s: the history topic's client (franz-go): %w", h.Sink, err)

@@ -55,7 +55,7 @@ chaos:
 // it whole into history/, and analyses as the file sink's runs do.
 func TestRunHistoryTopic(t *testing.T) {
 	kafkatest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	o := runner.Options{Spec: loadWorkload(t, historySink), Binary: chaosBinary, Warmup: -1,
 		Cluster: cluster.Options{Provider: cluster.ProviderLocal, Local: cluster.LocalConfig{HeapMB: 512}}}
@@ -65,9 +65,11 @@ func TestRunHistoryTopic(t *testing.T) {
 	}
 	defer c.Close(context.Background())
 	topic := kafkatest.Name(t, "history")
-	run := func(sink string) string {
+	run := func(t *testing.T, sink, spec string) string {
+		t.Helper()
 		var out strings.Builder
 		o := o
+		o.Spec = loadWorkload(t, spec)
 		o.Open, o.ResultsDir, o.Out = c, t.TempDir(), &out
 		o.History = runner.HistoryOptions{Sink: sink, Topic: topic}
 		res, err := runner.Run(ctx, o)
@@ -77,46 +79,21 @@ func TestRunHistoryTopic(t *testing.T) {
 		return filepath.Join(res.Dir, res.Cells[0])
 	}
 
-	t.Run("tee", func(t *testing.T) {
-		cell := run(runfolder.SinkTee)
-		split := readSplit(t, cell)
-		if split.Dir != runfolder.TopicHistoryDir {
-			t.Errorf("split into %q, want %q", split.Dir, runfolder.TopicHistoryDir)
-		}
-		killed := killedIncarnations(t, cell)
-		files, err := history.Files(runfolder.HistoryDir(cell))
-		if err != nil {
-			t.Fatal(err)
-		}
-		compared := 0
-		for _, f := range files {
-			name := filepath.Base(f)
-			if name == "chaos.0.jsonl" { // the driver's own: always a file
-				continue
+	// The Go members and producer; then the java member's own writer
+	// (History.java, TopicSink.java) beside the Go producer.
+	for _, client := range []string{"franz", "java"} {
+		t.Run("tee-"+client, func(t *testing.T) {
+			spec := historySink
+			if client == "java" {
+				kafkatest.RequireJava(t)
+				spec = strings.Replace(historySink, "clients: [franz]", "clients: [java]", 1)
 			}
-			want, _ := os.ReadFile(f)
-			got, err := os.ReadFile(filepath.Join(cell, runfolder.TopicHistoryDir, name))
-			if err != nil {
-				t.Errorf("%s: not split from the topic: %v", name, err)
-				continue
-			}
-			compared++
-			switch {
-			case bytes.Equal(got, want):
-			case killed[name] && bytes.HasPrefix(want, got):
-				t.Logf("%s (killed): the split holds %d of the file's %d bytes", name, len(got), len(want))
-			default:
-				t.Errorf("%s: the split (%d bytes) differs from the file (%d bytes)", name, len(got), len(want))
-			}
-		}
-		// producer-0, m1, m2.0, m2.1, m3 at least.
-		if topicFiles, _ := history.Files(filepath.Join(cell, runfolder.TopicHistoryDir)); compared < 5 || len(topicFiles) != compared {
-			t.Errorf("compared %d files; the topic gave %d", compared, len(topicFiles))
-		}
-	})
+			teeSplitIsTheFiles(t, run(t, runfolder.SinkTee, spec))
+		})
+	}
 
 	t.Run("topic", func(t *testing.T) {
-		cell := run(runfolder.SinkTopic)
+		cell := run(t, runfolder.SinkTopic, historySink)
 		split := readSplit(t, cell)
 		if split.Dir != "history" || split.Records == 0 {
 			t.Errorf("split: %+v", split)
@@ -135,6 +112,47 @@ func TestRunHistoryTopic(t *testing.T) {
 			t.Errorf("analysis of the split: complete %t, lost %d, bad lines %d\n%s", a.Cell.Complete, a.Loss.Lost, a.History.BadLines, b)
 		}
 	})
+}
+
+// teeSplitIsTheFiles checks a tee cell: every process's file split from
+// the topic into history-topic/ is its file in history/, byte for byte,
+// but a killed incarnation's, which may be a prefix of it.
+func teeSplitIsTheFiles(t *testing.T, cell string) {
+	t.Helper()
+	split := readSplit(t, cell)
+	if split.Dir != runfolder.TopicHistoryDir {
+		t.Errorf("split into %q, want %q", split.Dir, runfolder.TopicHistoryDir)
+	}
+	killed := killedIncarnations(t, cell)
+	files, err := history.Files(runfolder.HistoryDir(cell))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		if name == "chaos.0.jsonl" { // the driver's own: always a file
+			continue
+		}
+		want, _ := os.ReadFile(f)
+		got, err := os.ReadFile(filepath.Join(cell, runfolder.TopicHistoryDir, name))
+		if err != nil {
+			t.Errorf("%s: not split from the topic: %v", name, err)
+			continue
+		}
+		compared++
+		switch {
+		case bytes.Equal(got, want):
+		case killed[name] && bytes.HasPrefix(want, got):
+			t.Logf("%s (killed): the split holds %d of the file's %d bytes", name, len(got), len(want))
+		default:
+			t.Errorf("%s: the split (%d bytes) differs from the file (%d bytes)", name, len(got), len(want))
+		}
+	}
+	// producer-0, m1, m2.0, m2.1, m3 at least.
+	if topicFiles, _ := history.Files(filepath.Join(cell, runfolder.TopicHistoryDir)); compared < 5 || len(topicFiles) != compared {
+		t.Errorf("compared %d files; the topic gave %d", compared, len(topicFiles))
+	}
 }
 
 func readSplit(t *testing.T, cell string) runfolder.HistorySplit {

@@ -201,7 +201,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 			return res, err
 		}
 	}
-	if err := CheckHistory(o.History, o.Cells, o.Cluster); err != nil {
+	if err := CheckHistory(o.History, o.Cluster); err != nil {
 		return res, err
 	}
 
