@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // topicRecord is a record of a history topic, as a test keeps it in
@@ -245,5 +246,63 @@ func TestSplitRefusesBadKeysAndLines(t *testing.T) {
 	}
 	if p, i, err := ParseKey("producer-0.12"); err != nil || p != "producer-0" || i != 12 {
 		t.Errorf("ParseKey(producer-0.12) = %q %d %v", p, i, err)
+	}
+}
+
+// blockingStore holds each write until released, recording the lines.
+type blockingStore struct {
+	started chan struct{}
+	release chan struct{}
+	got     [][]byte
+}
+
+func (b *blockingStore) WriteLines(lines []byte) error {
+	b.started <- struct{}{}
+	<-b.release
+	b.got = append(b.got, bytes.Clone(lines))
+	return nil
+}
+
+func (b *blockingStore) Close() error { return nil }
+
+// A flush waiting on its store (a topic's round trip) holds up no
+// append: the events appended meanwhile go to the next flush, and the
+// store gets every line once, in order.
+func TestFlushDoesNotHoldUpAppends(t *testing.T) {
+	st := &blockingStore{started: make(chan struct{}), release: make(chan struct{})}
+	w := NewWriter("m1", 0, st)
+	ev := func(off int64) *Event {
+		return &Event{T: 1_700_000_000_000_000_000 + off, Kind: Committed, Partition: 1, Offset: off}
+	}
+	if err := w.Append(ev(1)); err != nil {
+		t.Fatal(err)
+	}
+	flushed := make(chan error)
+	go func() { flushed <- w.Flush() }()
+	<-st.started
+	appended := make(chan error)
+	go func() { appended <- w.Append(ev(2)) }()
+	select {
+	case err := <-appended:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Append waited for the store")
+	}
+	// A second flush waits for the first one's turn.
+	second := make(chan error)
+	go func() { second <- w.Flush() }()
+	st.release <- struct{}{}
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	<-st.started
+	st.release <- struct{}{}
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	if len(st.got) != 2 || !bytes.Contains(st.got[0], []byte(`"offset":1}`)) || !bytes.Contains(st.got[1], []byte(`"offset":2}`)) {
+		t.Errorf("the store got %q", st.got)
 	}
 }

@@ -46,15 +46,20 @@ type Store interface {
 // Whoever relies on an event having been recorded (a member about to
 // commit an offset) calls Flush first.
 type Writer struct {
-	mu    sync.Mutex
-	store Store
-	path  string
-	proc  string
-	inc   int
-	buf   []byte
-	last  int64
-	err   error
-	now   func() time.Time
+	// flushMu makes flushes take turns; mu guards the rest (flushMu is
+	// taken first).
+	flushMu sync.Mutex
+	mu      sync.Mutex
+	store   Store
+	path    string
+	proc    string
+	inc     int
+	buf     []byte
+	spare   []byte // the buffer a flush in progress gives back
+	last    int64
+	err     error
+	closed  bool
+	now     func() time.Time
 }
 
 // FileName returns the history file name of a process incarnation:
@@ -158,9 +163,10 @@ func (w *Writer) Path() string { return w.path }
 // predecessor's time.
 func (w *Writer) Append(e *Event) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.err != nil {
-		return w.err
+		err := w.err
+		w.mu.Unlock()
+		return err
 	}
 	e.Proc, e.Inc = w.proc, w.inc
 	if e.T == 0 {
@@ -172,8 +178,10 @@ func (w *Writer) Append(e *Event) error {
 	w.last = e.T
 	w.buf = AppendJSON(w.buf, e)
 	w.buf = append(w.buf, '\n')
-	if len(w.buf) >= 1<<20 {
-		return w.flushLocked()
+	full := len(w.buf) >= 1<<20
+	w.mu.Unlock()
+	if full {
+		return w.Flush()
 	}
 	return nil
 }
@@ -189,33 +197,48 @@ func (w *Writer) Now() int64 {
 	return t
 }
 
-// Flush implements Sink.
+// Flush implements Sink: every event appended before it was called is
+// durable when it returns. Flushes take turns; appends go on while the
+// store writes (a topic's round trip holds up no one but the flusher),
+// into a buffer of their own, which the next flush takes.
 func (w *Writer) Flush() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.flushLocked()
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	return w.flushTurn()
 }
 
-func (w *Writer) flushLocked() error {
-	if w.err != nil {
-		return w.err
+// flushTurn writes the buffer to the store; w.flushMu is held.
+func (w *Writer) flushTurn() error {
+	w.mu.Lock()
+	if w.err != nil || len(w.buf) == 0 {
+		err := w.err
+		w.mu.Unlock()
+		return err
 	}
-	if len(w.buf) == 0 {
-		return nil
-	}
-	if err := w.store.WriteLines(w.buf); err != nil {
+	out := w.buf
+	w.buf, w.spare = w.spare[:0], nil
+	w.mu.Unlock()
+	err := w.store.WriteLines(out)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.spare = out[:0]
+	if err != nil && w.err == nil {
 		w.err = err
-		return w.err
 	}
-	w.buf = w.buf[:0]
-	return nil
+	return err
 }
 
 // Close implements Sink.
 func (w *Writer) Close() error {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	err := w.flushTurn()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	err := w.flushLocked()
+	if w.closed {
+		return errors.New("history: writer closed")
+	}
+	w.closed = true
 	if cerr := w.store.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
