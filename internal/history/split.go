@@ -115,7 +115,7 @@ func (s *Splitter) Add(key string, line []byte) error {
 		return f.fail(fmt.Errorf("line %d: %d bytes, expected at most %d", f.lines+1, len(line), MaxLineBytes))
 	case bytes.IndexByte(line, '\n') >= 0:
 		return f.fail(fmt.Errorf("line %d: holds a newline: a record of a history topic is one line", f.lines+1))
-	case !bytes.Contains(line, f.marker):
+	case !holdsMarker(line, f.marker):
 		return f.fail(fmt.Errorf("line %d: %s is not a line of %s (expected %s in it)", f.lines+1, quote(string(line)), key, f.marker))
 	}
 	f.lines++
@@ -159,6 +159,23 @@ func (f *splitFile) compare(line []byte) ([]byte, error) {
 		}
 	}
 	return nil, nil
+}
+
+// holdsMarker reports whether line holds marker ("proc":"m1","inc":1)
+// followed by the end of the number: a ',' or the line's '}' (so that a
+// line of m1.10 is not taken for one of m1.1).
+func holdsMarker(line, marker []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(line[i:], marker)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(marker)
+		if end < len(line) && (line[end] == ',' || line[end] == '}') {
+			return true
+		}
+		i += j + 1
+	}
 }
 
 func (f *splitFile) fail(err error) error {

@@ -234,6 +234,7 @@ func TestSplitRefusesBadKeysAndLines(t *testing.T) {
 		{"m1.0", append(bytes.Clone(line), '\n'), "newline"},
 		{"m2.0", line, `not a line of m2.0`},
 		{"m1.1", line, `not a line of m1.1`},
+		{"m1.1", []byte(`{"kind":"member","t":1,"proc":"m1","inc":10,"state":"started"}`), `not a line of m1.1`},
 		{"m1.0", bytes.Repeat([]byte("x"), MaxLineBytes+1), "bytes, expected at most"},
 	} {
 		dir := t.TempDir()
