@@ -128,7 +128,7 @@ func teeSplitIsTheFiles(t *testing.T, cell string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compared := 0
+	compared, identical := 0, true
 	for _, f := range files {
 		name := filepath.Base(f)
 		if name == "chaos.0.jsonl" { // the driver's own: always a file
@@ -145,6 +145,7 @@ func teeSplitIsTheFiles(t *testing.T, cell string) {
 		case bytes.Equal(got, want):
 		case killed[name] && bytes.HasPrefix(want, got):
 			t.Logf("%s (killed): the split holds %d of the file's %d bytes", name, len(got), len(want))
+			identical = false
 		default:
 			t.Errorf("%s: the split (%d bytes) differs from the file (%d bytes)", name, len(got), len(want))
 		}
@@ -152,6 +153,51 @@ func teeSplitIsTheFiles(t *testing.T, cell string) {
 	// producer-0, m1, m2.0, m2.1, m3 at least.
 	if topicFiles, _ := history.Files(filepath.Join(cell, runfolder.TopicHistoryDir)); compared < 5 || len(topicFiles) != compared {
 		t.Errorf("compared %d files; the topic gave %d", compared, len(topicFiles))
+	}
+
+	// The cell analysed from the topic's files (and the driver's own)
+	// gives the files' summary: the same one when every file is the
+	// same, the same verdict when a killed incarnation's last flush is
+	// missing from the topic.
+	fromTopic := filepath.Join(t.TempDir(), filepath.Base(cell))
+	copyFile := func(from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(filepath.Join(cell, runfolder.CellFile), filepath.Join(fromTopic, runfolder.CellFile))
+	copyFile(filepath.Join(runfolder.HistoryDir(cell), "chaos.0.jsonl"), filepath.Join(runfolder.HistoryDir(fromTopic), "chaos.0.jsonl"))
+	topicFiles, _ := history.Files(filepath.Join(cell, runfolder.TopicHistoryDir))
+	for _, f := range topicFiles {
+		copyFile(f, filepath.Join(runfolder.HistoryDir(fromTopic), filepath.Base(f)))
+	}
+	summaryOf := func(dir string) ([]byte, string) {
+		t.Helper()
+		a, err := check.AnalyzeCell(dir, check.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.MarshalIndent(a.Summary, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, string(a.Verdict)
+	}
+	fileSummary, fileVerdict := summaryOf(cell)
+	topicSummary, topicVerdict := summaryOf(fromTopic)
+	switch {
+	case identical && !bytes.Equal(fileSummary, topicSummary):
+		t.Errorf("the topic's files analyse otherwise than the files:\n%s\nagainst\n%s", topicSummary, fileSummary)
+	case fileVerdict != topicVerdict:
+		t.Errorf("verdict from the topic's files %s, from the files %s", topicVerdict, fileVerdict)
 	}
 }
 
