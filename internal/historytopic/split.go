@@ -77,6 +77,14 @@ func Follow(cellDir string, sink runfolder.HistorySink, cfg Config) (*Follower, 
 	}
 	f := &Follower{cfg: cfg, cell: cellDir, sp: history.NewSplitter(dir), done: make(chan struct{}),
 		next: map[int32]int64{}, reached: make(chan struct{})}
+	offsets := map[int32]kgo.Offset{}
+	for p, o := range sink.StartOffsets {
+		if p < 0 || p >= history.MaxPartitions || o < 0 || o > history.MaxOffset {
+			return nil, fmt.Errorf("history topic %s: start offset %d of partition %d: out of range", sink.Topic, o, p)
+		}
+		offsets[p] = kgo.NewOffset().At(o)
+		f.next[p] = o
+	}
 	// A split begun before keeps its first start.
 	if old, found, err := runfolder.ReadHistorySplit(cellDir); err != nil {
 		return nil, err
@@ -87,14 +95,6 @@ func Follow(cellDir string, sink runfolder.HistorySink, cfg Config) (*Follower, 
 	f.record.Begin(time.Now())
 	if err := f.save(); err != nil {
 		return nil, err
-	}
-	offsets := map[int32]kgo.Offset{}
-	for p, o := range sink.StartOffsets {
-		if p < 0 || p >= history.MaxPartitions || o < 0 || o > history.MaxOffset {
-			return nil, fmt.Errorf("history topic %s: start offset %d of partition %d: out of range", sink.Topic, o, p)
-		}
-		offsets[p] = kgo.NewOffset().At(o)
-		f.next[p] = o
 	}
 	f.cl, err = cfg.client(
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{sink.Topic: offsets}),
