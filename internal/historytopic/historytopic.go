@@ -8,8 +8,9 @@
 // since the last one is acknowledged by the brokers (acks=all, idempotent
 // producer), so a member commits an offset only after the processed
 // events it covers are on the cluster. A flush costs a produce round trip
-// where the file store's costs a write(2) (docs/history.md, "The history
-// topic").
+// where the file store's costs a write(2): 0.8 ms against 2 µs per
+// record flushed alone, measured on a busy two-core host
+// (BenchmarkFlush; docs/history.md, "The history topic's cost").
 package historytopic
 
 import (
