@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"iter"
@@ -12,6 +13,8 @@ import (
 	"github.com/chaosbench/chaosbench/internal/cli"
 	"github.com/chaosbench/chaosbench/internal/clip"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/historytopic"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/summary"
 	"github.com/chaosbench/chaosbench/internal/version"
@@ -25,6 +28,12 @@ folder, or a folder of runs: wherever a cell.json is) and writes each
 cell's summary.json and latency.hlog. A saved run can be analysed again at
 any time; nothing else in it changes. Findings other checkers left in
 <cell>/findings/*.json are folded in (docs/summary.md).
+
+A cell whose members and producer wrote to a history topic (chaos run
+--history-sink topic) and whose split into history/ did not complete
+(the run was interrupted) is split first, while the topic's cluster is
+reachable: at the address cell.json records, or -history-bootstrap, with
+-X and -F; otherwise it is analysed as partial.
 
 Exit status: 0 when no cell is invalid, 1 when one is (or unknown, with
 -fail-on unknown), 2 on bad input (nothing is written then).
@@ -154,6 +163,20 @@ func oracleKindText(kind string, n int64) string {
 	return fmt.Sprintf("%d × %s", n, what)
 }
 
+// splitHistory finishes the split of a cell's history topic into its
+// files, when its run could not (historytopic.SplitCell).
+func splitHistory(dir string, cfg historytopic.Config, quiet bool) error {
+	split, err := historytopic.SplitCell(context.Background(), dir, cfg)
+	if err != nil {
+		return err
+	}
+	if split && !quiet {
+		s, _, _ := runfolder.ReadHistorySplit(dir)
+		fmt.Printf("%s: history topic %s split into %s: %d records, %d files\n", dir, s.Topic, s.Dir, s.Records, len(s.Files))
+	}
+	return nil
+}
+
 // failOn is the -fail-on flag: which run verdicts exit with status 1.
 type failOn string
 
@@ -187,6 +210,9 @@ func runAnalyze(args []string) error {
 	fail := failOn("invalid")
 	fs.Var(&fail, "fail-on", "exit with status 1 when the run's verdict is this bad: invalid, unknown or never")
 	quiet := fs.Bool("q", false, "print nothing but errors")
+	historyBootstrap := fs.String("history-bootstrap", "", "bootstrap.servers of the history topic's cluster, for cells whose split is not complete (default: the one cell.json records)")
+	var props kafkaconf.Flag
+	props.Register(fs)
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -202,6 +228,15 @@ func runAnalyze(args []string) error {
 	dirs, err := runfolder.FindCells(dir)
 	if err != nil {
 		return cli.Usage(err)
+	}
+	conn, err := props.Props.Connection().FranzOpts()
+	if err != nil {
+		return cli.Usage(err)
+	}
+	for _, d := range dirs {
+		if err := splitHistory(d, historytopic.Config{Bootstrap: *historyBootstrap, Opts: conn}, *quiet); err != nil {
+			fmt.Fprintf(os.Stderr, "warning: %s: %v (the cell is analysed as partial)\n", d, err)
+		}
 	}
 	// Reject bad input before writing anything.
 	if err := check.CheckCells(dirs); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/loadgen"
 	"github.com/chaosbench/chaosbench/internal/member"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/runner"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -62,6 +63,7 @@ type runFlags struct {
 	// Pod per incarnation).
 	launch  launcherFlags
 	control string
+	history runner.HistoryOptions
 	// overrides holds duration, records and members when given (cli.Given).
 	overrides workloads.Overrides
 }
@@ -79,6 +81,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.members, "members", 0, "override the workload's group size (consumer.members)")
 	fs.StringVar(&f.control, "control", runner.ControlStdin, "the members' control channel: "+runner.ControlStdin+" (a pipe to each member's standard input) or "+runner.ControlNetwork+
 		" (the driver's control endpoint, which each member connects out to with the run's token; the driver then learns whether the group formed, and who owns a partition, from the group's coordinator)")
+	fs.StringVar(&f.history.Sink, "history-sink", runfolder.SinkFile, "where the members and the producer write their histories: file (their files in history/), topic (a history topic, split back into history/ by the run) or tee (both, the topic split into history-topic/ beside the files)")
+	fs.StringVar(&f.history.Topic, "history-topic", "", "the history topic of --history-sink topic or tee, created if missing (default "+runner.DefaultHistoryTopic+")")
+	fs.StringVar(&f.history.Bootstrap, "history-bootstrap", "", "bootstrap.servers of the history topic's cluster, with the run's -X and -F (default: the run's cluster)")
 	fs.DurationVar(&f.warmup, "warmup", runner.DefaultWarmup, "warm a local cluster's brokers before the first cell, until their CPU stops falling or this long (0: no warm-up)")
 	f.launch.register(fs)
 }
@@ -119,6 +124,9 @@ func runWorkload(fs *flag.FlagSet, args []string, check func() error) (string, e
 		return "", cli.Usage(err)
 	}
 	if err := f.launch.check(fs, &f.cluster); err != nil {
+		return "", cli.Usage(err)
+	}
+	if err := runner.CheckHistory(f.history, f.cluster.Options("", nil)); err != nil {
 		return "", cli.Usage(err)
 	}
 	if check != nil {
@@ -236,6 +244,7 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 	if err := runner.CheckNetwork(spec, f.cluster.Options("", nil)); err != nil {
 		return runner.Options{}, cli.Usage(err)
 	}
+
 	for _, w := range spec.Warnings {
 		fmt.Fprintf(os.Stderr, "warning: %s: %s\n", spec.File, w)
 	}
@@ -244,7 +253,7 @@ func (f *runFlags) prepare(file string) (runner.Options, error) {
 		warmup = -1
 	}
 	return runner.Options{Spec: spec, Cells: cells, Repeat: f.repeat, ResultsDir: f.results, Warmup: warmup, ClockListen: f.launch.clockListen,
-		Control: f.control, Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
+		Control: f.control, History: f.history, Cluster: f.cluster.Options("", nil), Out: os.Stdout, Command: os.Args}, nil
 }
 
 // selectCells narrows the workload's cells to the given strategies,

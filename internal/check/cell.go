@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,6 +61,14 @@ func ReadCellInfo(dir string) (summary.CellInfo, error) {
 	if info.Cell == "" {
 		info.Cell = filepath.Base(dir)
 	}
+	if why, err := historySplitPartial(dir, c.History); err != nil {
+		return summary.CellInfo{}, err
+	} else if why != "" {
+		// The analysis reads history/ alone: a topic not split into it
+		// whole leaves the cell partial, whatever its run said.
+		info.Complete = false
+		info.PartialReason = strings.TrimPrefix(info.PartialReason+"; "+why, "; ")
+	}
 	if !c.Start.IsZero() {
 		info.StartT = c.Start.UnixNano()
 	}
@@ -82,6 +91,26 @@ func ReadCellInfo(dir string) (summary.CellInfo, error) {
 	return info, nil
 }
 
+// historySplitPartial says why a cell whose processes wrote to a history
+// topic (runfolder.SinkTopic) does not have all of it in history/: its
+// split (history-split.json) never began, or did not complete. Empty
+// when the split is complete, or the history is files.
+func historySplitPartial(dir string, h *runfolder.HistorySink) (string, error) {
+	if h == nil || h.Sink != runfolder.SinkTopic {
+		return "", nil
+	}
+	s, found, err := runfolder.ReadHistorySplit(dir)
+	switch {
+	case err != nil:
+		return "", err
+	case !found:
+		return fmt.Sprintf("history: the processes wrote to the history topic %s, never split into history/ (chaos analyze splits it while the topic's cluster is reachable)", clip.Quote(h.Topic)), nil
+	case !s.Complete:
+		return fmt.Sprintf("history: the split of the history topic %s into history/ is partial: %s", clip.Quote(h.Topic), s.PartialReason), nil
+	}
+	return "", nil
+}
+
 // Bounds of cell.json. The analysis keeps state per partition from the
 // start, so the count is bounded as the history's partition numbers are;
 // a name longer than Kafka's longest topic name is no name of a cell.
@@ -98,6 +127,14 @@ func checkCellBounds(c cellRecord) error {
 	for _, f := range []struct{ name, v string }{{"cell", c.Cell.Cell}, {"strategy", c.Strategy}, {"commit_policy", c.CommitPolicy}, {"client", c.Client}, {"topic", c.Topic}} {
 		if len(f.v) > maxCellName {
 			return fmt.Errorf("field %q: %s: expected at most %d bytes", f.name, clip.Quote(f.v), maxCellName)
+		}
+	}
+	if h := c.History; h != nil {
+		if !slices.Contains(runfolder.Sinks, h.Sink) {
+			return fmt.Errorf("field \"history\".\"sink\": %s, expected one of %s", clip.Quote(h.Sink), strings.Join(runfolder.Sinks, ", "))
+		}
+		if len(h.Topic) > maxCellName || len(h.Cell) > maxCellName {
+			return fmt.Errorf("field \"history\": a topic or cell name of more than %d bytes", maxCellName)
 		}
 	}
 	if len(c.PartialReason) > maxPartialReason {

@@ -20,7 +20,7 @@ var layer = map[string]int{
 	"internal/layers": 0, "internal/stamp": 0, "internal/stat": 0, "internal/autoscale": 0,
 
 	"workloads": 1, "assign": 1, "internal/kafkaconf": 1, "internal/launcher": 1, "internal/probe": 1, "internal/clock": 1,
-	"internal/netfault": 1, "internal/control": 1,
+	"internal/netfault": 1, "internal/control": 1, "internal/historytopic": 1,
 	"internal/summary": 1,
 
 	"internal/check": 2, "internal/check/synth": 2, "internal/cluster": 2, "internal/member": 2,

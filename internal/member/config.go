@@ -22,7 +22,9 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/control"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/historytopic"
 	"github.com/chaosbench/chaosbench/internal/kafkaconf"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -107,6 +109,17 @@ type Config struct {
 	// every time the member stamps (its history's t, the clock it
 	// measures), as if its clock ran that far ahead of the host's.
 	ClockSkew time.Duration
+
+	// HistorySink is where the member writes its history
+	// (runfolder.Sinks): its file in HistoryDir (file, the default), the
+	// history topic (topic), or both (tee); the java client's member as
+	// the Go ones (its TopicSink).
+	HistorySink string
+	// HistoryTopic and HistoryBootstrap are the history topic and the
+	// cluster it is on (the topic and tee sinks); the member tags its
+	// records with Topic, the cell's topic (historytopic.Config.Cell).
+	HistoryTopic     string
+	HistoryBootstrap string
 }
 
 // Defaults are the member's settings where neither the driver nor the
@@ -123,6 +136,7 @@ func Defaults() Config {
 		MaxPollInterval:    300 * time.Second,
 		AutoCommitInterval: 5 * time.Second,
 		TransactionTimeout: 60 * time.Second,
+		HistorySink:        runfolder.SinkFile,
 	}
 }
 
@@ -158,6 +172,9 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.CommitInterval, "commit-interval", c.CommitInterval, "transactional policy: commit once the transaction has been open this long (0: not by time)")
 	fs.StringVar(&c.ClockURL, "clock-url", c.ClockURL, "the driver's time endpoint: measure this clock against it at start and end (empty: not measured)")
 	fs.DurationVar(&c.ClockSkew, "clock-skew", c.ClockSkew, "testing only: add this to every time the member stamps, a clock running that far ahead")
+	fs.StringVar(&c.HistorySink, "history-sink", c.HistorySink, "where the history goes: "+strings.Join(runfolder.Sinks, ", ")+" (file: <name>.<inc>.jsonl in --history-dir; topic: --history-topic; tee: both)")
+	fs.StringVar(&c.HistoryTopic, "history-topic", c.HistoryTopic, "the history topic (--history-sink topic or tee)")
+	fs.StringVar(&c.HistoryBootstrap, "history-bootstrap", c.HistoryBootstrap, "bootstrap.servers of the history topic's cluster (--history-sink topic or tee)")
 }
 
 // Args renders c as the member's flags (every flag, so that the member's
@@ -312,6 +329,9 @@ func (c *Config) validate() error {
 	if c.ClockSkew <= -history.MaxClockOffset || c.ClockSkew >= history.MaxClockOffset {
 		bad("--clock-skew %v: expected within +-%v", c.ClockSkew, time.Duration(history.MaxClockOffset))
 	}
+	if err := c.checkHistorySink(); err != nil {
+		errs = append(errs, err)
+	}
 	_, strategyKnown := vocab.LookupStrategy(c.Strategy)
 	if !strategyKnown {
 		bad("--strategy %q: expected one of %s", c.Strategy, strings.Join(vocab.StrategyNames(), ", "))
@@ -382,6 +402,26 @@ func validPort(s string) bool {
 	return err == nil && n >= 1 && n <= 65535
 }
 
+// checkHistorySink refuses a history sink the member cannot write to.
+func (c *Config) checkHistorySink() error {
+	if c.HistorySink == "" {
+		c.HistorySink = runfolder.SinkFile
+	}
+	if !slices.Contains(runfolder.Sinks, c.HistorySink) {
+		return fmt.Errorf("--history-sink %q: expected one of %s", c.HistorySink, strings.Join(runfolder.Sinks, ", "))
+	}
+	if c.HistorySink == runfolder.SinkFile {
+		return nil
+	}
+	if err := historytopic.CheckTopic(c.HistoryTopic); err != nil {
+		return fmt.Errorf("--history-topic %w", err)
+	}
+	if c.HistoryBootstrap == "" {
+		return fmt.Errorf("--history-bootstrap: required by --history-sink %s", c.HistorySink)
+	}
+	return nil
+}
+
 // fillDefaults gives the zero settings of a Config built in code (not
 // parsed) their Defaults.
 func (c *Config) fillDefaults() {
@@ -428,6 +468,7 @@ func CheckConfig(cfg Config) error {
 	if err := checkPolicy(cfg.Client, cfg.Policy); err != nil {
 		return err
 	}
+
 	if cfg.Client == vocab.ClientConfluent {
 		return checkConfluent(cfg)
 	}

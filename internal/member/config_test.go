@@ -84,6 +84,10 @@ func TestConfigErrorsNameTheFlag(t *testing.T) {
 		{func(c *Config) { c.ControlAddr = "10.0.0.1:4000" }, "--control-addr: the run's token is missing: expected it in the environment variable CHAOSBENCH_CONTROL_TOKEN"},
 		{func(c *Config) { c.ControlAddr, c.ControlToken = "10.0.0.1:4000", "short" }, "CHAOSBENCH_CONTROL_TOKEN: expected a token of 32 to 256 characters"},
 		{func(c *Config) { c.ControlAddr, c.ControlToken, c.Control = "10.0.0.1:4000", testToken, true }, "--control-stdin and --control-addr: expected one control channel"},
+		{func(c *Config) { c.HistorySink = "kafka" }, `--history-sink "kafka": expected one of file, topic, tee`},
+		{func(c *Config) { c.HistorySink, c.HistoryBootstrap = "topic", "b:9092" }, `--history-topic "": expected a Kafka topic name`},
+		{func(c *Config) { c.HistorySink, c.HistoryTopic, c.HistoryBootstrap = "tee", "a/b", "b:9092" }, `--history-topic "a/b"`},
+		{func(c *Config) { c.HistorySink, c.HistoryTopic = "topic", "h" }, "--history-bootstrap: required by --history-sink topic"},
 	} {
 		c := validConfig()
 		tc.edit(&c)
@@ -112,6 +116,7 @@ func TestArgsRoundTrip(t *testing.T) {
 		CommitRecords: 100, CommitInterval: 2 * time.Second,
 		ClockURL: "http://127.0.0.1:4567/chaosbench/time", ClockSkew: -1500 * time.Millisecond,
 		ControlAddr: "10.0.0.7:4711", ControlToken: testToken,
+		HistorySink: "tee", HistoryTopic: "history.x", HistoryBootstrap: "127.0.0.1:9094",
 	}
 	def := Defaults()
 	wv, dv := reflect.ValueOf(want), reflect.ValueOf(def)

@@ -65,6 +65,9 @@ func TestJavaReadsEveryFlag(t *testing.T) {
 		ControlAddr:        "[::1]:4711",
 		ClockURL:           "http://127.0.0.1:4567/chaosbench/time",
 		ClockSkew:          -1500 * time.Millisecond,
+		HistorySink:        "tee",
+		HistoryTopic:       "history.x",
+		HistoryBootstrap:   "127.0.0.1:9094",
 	}
 	view, _, _ := javaView(t, j, cfg)
 	fs := flag.NewFlagSet("member", flag.ContinueOnError)

@@ -16,10 +16,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/chaosbench/chaosbench/internal/clock"
 	"github.com/chaosbench/chaosbench/internal/control"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/historytopic"
 	"github.com/chaosbench/chaosbench/internal/probe"
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 	"github.com/chaosbench/chaosbench/internal/stamp"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 )
@@ -461,7 +465,17 @@ func Run(ctx context.Context, cfg Config, commands io.Reader, log io.Writer) err
 	if err := os.MkdirAll(cfg.HistoryDir, 0o755); err != nil {
 		return err
 	}
-	hist, err := history.Create(cfg.HistoryDir, cfg.Name, cfg.Inc)
+	// The history's lines go to its file, the history topic or both;
+	// the topic's client takes the cluster's connection properties.
+	var conn []kgo.Opt
+	if cfg.HistorySink != runfolder.SinkFile {
+		var err error
+		if conn, err = cfg.Props.Connection().FranzOpts(); err != nil {
+			return &configError{fmt.Errorf("--history-sink %s: %w", cfg.HistorySink, err)}
+		}
+	}
+	hist, err := historytopic.NewWriter(cfg.HistorySink, cfg.HistoryDir, cfg.Name, cfg.Inc, historytopic.Config{
+		Bootstrap: cfg.HistoryBootstrap, Opts: conn, Topic: cfg.HistoryTopic, Cell: cfg.Topic})
 	if err != nil {
 		return err
 	}

@@ -84,6 +84,11 @@ type Cell struct {
 	Versions Versions    `json:"versions"`
 	Machine  Machine     `json:"machine"`
 
+	// History is where the members and the producer wrote their
+	// histories when not to files alone (chaos run --history-sink); nil:
+	// files, in history/.
+	History *HistorySink `json:"history,omitempty"`
+
 	Lifecycle
 	// TrafficEnd is when the producer stopped; DrainEnd when every
 	// acknowledged record was processed or the drain deadline passed.
@@ -304,7 +309,7 @@ func FindCells(root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "history" || d.Name() == "logs") && path != root {
+		if d.IsDir() && (d.Name() == "history" || d.Name() == TopicHistoryDir || d.Name() == "logs") && path != root {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && d.Name() == CellFile {

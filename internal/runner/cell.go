@@ -17,6 +17,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/historytopic"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/probe"
 	"github.com/chaosbench/chaosbench/internal/runfolder"
@@ -42,11 +43,15 @@ type cellRun struct {
 	outputTopic string
 	histDir     string
 	hist        *history.Writer
-	kcl         *kgo.Client
-	adm         *kadm.Client
-	fleet       *fleet
-	prod        trafficProducer
-	record      runfolder.Cell
+	// split follows the history topic into the cell's files, when the
+	// run writes to one (histCfg: the topic and its cluster).
+	split   *historytopic.Follower
+	histCfg historytopic.Config
+	kcl     *kgo.Client
+	adm     *kadm.Client
+	fleet   *fleet
+	prod    trafficProducer
+	record  runfolder.Cell
 
 	mu         sync.Mutex
 	partitions int
@@ -79,6 +84,13 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 	if vocab.IsConsumerProtocol(c.cell.Strategy) {
 		c.applyGroupTimings(ctx)
 	}
+
+	if err := c.beginHistorySink(ctx); err != nil {
+		return err
+	}
+	// After every process of the cell has ended (the deferred stops
+	// below run first).
+	defer c.endHistorySink(&err)
 
 	c.hist, err = history.Create(c.histDir, "chaos", 0)
 	if err != nil {
@@ -115,7 +127,7 @@ func (c *cellRun) run(ctx context.Context) (err error) {
 		return err
 	}
 	defer plog.Close()
-	c.prod, err = newProducer(spec, c.topic, c.cluster, c.histDir, c.dir, plog, c.opts.clockURL, c.opts.ClockSkew["producer-0"])
+	c.prod, err = newProducer(spec, c.topic, c.cluster, c.newHistory, c.dir, plog, c.opts.clockURL, c.opts.ClockSkew["producer-0"])
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,12 @@ func (c *cellRun) memberConfig(name string, inc int) member.Config {
 		cfg.TransactionalID = member.TransactionalID(c.opts.Spec.Consumer.Transaction.TransactionalID, c.group, name, inc)
 	}
 	cfg.ClockURL, cfg.ClockSkew = c.opts.clockURL, c.opts.ClockSkew[name]
+	if c.opts.History.onTopic() {
+		// The history topic's own bootstrap, never the member's network
+		// path: a network step cuts the member off from the cell's
+		// brokers, not its recording from the driver.
+		cfg.HistorySink, cfg.HistoryTopic, cfg.HistoryBootstrap = c.opts.History.Sink, c.histCfg.Topic, c.histCfg.Bootstrap
+	}
 	// The cluster's properties, then the workload's over them.
 	props := kafkaconf.Props{}
 	maps.Copy(props, c.cluster.Props())

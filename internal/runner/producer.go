@@ -47,8 +47,8 @@ type engineProducer struct {
 	lastErr error
 }
 
-func newProducer(spec *workloads.Spec, topic string, c cluster.Cluster, histDir, outDir string, log io.Writer, clockURL string, skew time.Duration) (trafficProducer, error) {
-	hist, err := history.Create(histDir, "producer-0", 0)
+func newProducer(spec *workloads.Spec, topic string, c cluster.Cluster, newHistory func(proc string, inc int) (*history.Writer, error), outDir string, log io.Writer, clockURL string, skew time.Duration) (trafficProducer, error) {
+	hist, err := newHistory("producer-0", 0)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,10 @@ type Options struct {
 	// falling, warmup.go): 0 is DefaultWarmup, a negative value none.
 	Warmup time.Duration
 
+	// History says where the members and the producer write their
+	// histories: their files (the default), a history topic, or both.
+	History HistoryOptions
+
 	// ClockSkew, for tests of the clock correction, skews the clocks of
 	// the processes it names (a member "m2", the producer "producer-0"):
 	// each stamps every time it records that far ahead, as a process on
@@ -238,6 +242,9 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 		if err := CheckNetwork(o.Spec, o.Cluster); err != nil {
 			return res, err
 		}
+	}
+	if err := CheckHistory(o.History, o.Cluster); err != nil {
+		return res, err
 	}
 
 	started := time.Now()

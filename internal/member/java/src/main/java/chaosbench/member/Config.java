@@ -49,6 +49,13 @@ final class Config {
     String clockUrl;
     /** Testing only: added to every time the member stamps. */
     long clockSkewNs;
+    /**
+     * Where the history goes (member.Config.HistorySink): its file, the
+     * history topic (TopicSink) or both; the topic and its cluster.
+     */
+    String historySink;
+    String historyTopic;
+    String historyBootstrap;
 
     /** The kind of value a flag takes. */
     private enum Kind { STRING, INT, LONG, DURATION, BOOL }
@@ -88,7 +95,10 @@ final class Config {
         new Flag("commit-records", Kind.INT, (c, v) -> c.commitRecords = parseInt("commit-records", v), c -> c.commitRecords),
         new Flag("commit-interval", Kind.DURATION, (c, v) -> c.commitIntervalNs = duration("commit-interval", v), c -> c.commitIntervalNs),
         new Flag("clock-url", Kind.STRING, (c, v) -> c.clockUrl = v, c -> c.clockUrl),
-        new Flag("clock-skew", Kind.DURATION, (c, v) -> c.clockSkewNs = duration("clock-skew", v), c -> c.clockSkewNs));
+        new Flag("clock-skew", Kind.DURATION, (c, v) -> c.clockSkewNs = duration("clock-skew", v), c -> c.clockSkewNs),
+        new Flag("history-sink", Kind.STRING, (c, v) -> c.historySink = v, c -> c.historySink),
+        new Flag("history-topic", Kind.STRING, (c, v) -> c.historyTopic = v, c -> c.historyTopic),
+        new Flag("history-bootstrap", Kind.STRING, (c, v) -> c.historyBootstrap = v, c -> c.historyBootstrap));
 
     /**
      * Parses the flags as Go's flag package reads them: -name=value,
@@ -143,6 +153,16 @@ final class Config {
         if (!missing.isEmpty()) {
             throw new IllegalArgumentException("missing " + String.join(", ", missing)
                 + ": the Go member renders every flag (member.Config.Args)");
+        }
+        switch (c.historySink) {
+            case "", "file" -> { }
+            case "topic", "tee" -> {
+                if (c.historyTopic.isEmpty() || c.historyBootstrap.isEmpty()) {
+                    throw new IllegalArgumentException("--history-sink " + c.historySink
+                        + ": needs --history-topic and --history-bootstrap");
+                }
+            }
+            default -> throw new IllegalArgumentException("--history-sink " + quote(c.historySink) + ": expected file, topic or tee");
         }
         return c;
     }

@@ -59,8 +59,11 @@ final class History implements AutoCloseable {
         }
     }
 
+    /** The history file; null when the history goes to the topic alone. */
     private final FileChannel ch;
     private final String path;
+    /** The history topic's sink; null when the history goes to the file alone. */
+    private final TopicSink topic;
     private final String proc;
     private final int inc;
     private byte[] buf = new byte[64 << 10];
@@ -69,19 +72,52 @@ final class History implements AutoCloseable {
     private long skew;
     private IOException err;
 
-    private History(FileChannel ch, String path, String proc, int inc) {
+    private History(FileChannel ch, String path, TopicSink topic, String proc, int inc) {
         this.ch = ch;
         this.path = path;
+        this.topic = topic;
         this.proc = proc;
         this.inc = inc;
     }
 
     /** Creates dir/proc.inc.jsonl; an existing file is an error (histories are never overwritten). */
     static History create(String dir, String proc, int inc) throws IOException {
+        Path p = createPath(dir, proc, inc);
+        return new History(openNew(p), p.toString(), null, proc, inc);
+    }
+
+    private static Path createPath(String dir, String proc, int inc) throws IOException {
         Files.createDirectories(Path.of(dir));
-        Path p = Path.of(dir, proc + "." + inc + ".jsonl");
-        FileChannel ch = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-        return new History(ch, p.toString(), proc, inc);
+        return Path.of(dir, proc + "." + inc + ".jsonl");
+    }
+
+    private static FileChannel openNew(Path p) throws IOException {
+        return FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+    }
+
+    /**
+     * The member's history where its --history-sink says, as Go's
+     * historytopic.NewWriter makes it: its file, the history topic
+     * (TopicSink), or both (the file written first).
+     */
+    static History open(Config cfg) throws IOException {
+        switch (cfg.historySink) {
+            case "", "file":
+                return create(cfg.historyDir, cfg.name, cfg.inc);
+            case "topic":
+                return new History(null, "", new TopicSink(cfg), cfg.name, cfg.inc);
+            case "tee":
+                Path p = createPath(cfg.historyDir, cfg.name, cfg.inc);
+                FileChannel ch = openNew(p);
+                try {
+                    return new History(ch, p.toString(), new TopicSink(cfg), cfg.name, cfg.inc);
+                } catch (RuntimeException e) {
+                    ch.close();
+                    throw e;
+                }
+            default:
+                throw new IOException("--history-sink " + Config.quote(cfg.historySink) + ": expected file, topic or tee");
+        }
     }
 
     /** The wall clock in Unix nanoseconds, as Go's time.Now().UnixNano(). */
@@ -127,19 +163,35 @@ final class History implements AutoCloseable {
         }
     }
 
-    /** Writes every appended event to the file. */
+    /**
+     * Makes every appended event durable: written to the file, and
+     * acknowledged by the brokers on the topic; it returns once they are.
+     */
     synchronized void flush() throws IOException {
         if (err != null) {
             throw err;
         }
-        ByteBuffer b = ByteBuffer.wrap(buf, 0, len);
-        try {
-            while (b.hasRemaining()) {
-                ch.write(b);
+        if (len == 0) {
+            return;
+        }
+        if (ch != null) {
+            ByteBuffer b = ByteBuffer.wrap(buf, 0, len);
+            try {
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+            } catch (IOException e) {
+                err = new IOException("history " + path + ": " + e.getMessage(), e);
+                throw err;
             }
-        } catch (IOException e) {
-            err = new IOException("history " + path + ": " + e.getMessage(), e);
-            throw err;
+        }
+        if (topic != null) {
+            try {
+                topic.write(buf, len);
+            } catch (IOException e) {
+                err = e;
+                throw err;
+            }
         }
         len = 0;
     }
@@ -149,7 +201,12 @@ final class History implements AutoCloseable {
         try {
             flush();
         } finally {
-            ch.close();
+            if (ch != null) {
+                ch.close();
+            }
+            if (topic != null) {
+                topic.close();
+            }
             if (err == null) {
                 err = new IOException("history: writer closed");
             }

@@ -178,8 +178,8 @@ public final class Main {
     static int run(Config cfg) {
         History hist;
         try {
-            hist = History.create(cfg.historyDir, cfg.name, cfg.inc);
-        } catch (IOException e) {
+            hist = History.open(cfg);
+        } catch (IOException | RuntimeException e) {
             log("chaos member: history: " + e);
             return 1;
         }
