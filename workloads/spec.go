@@ -252,7 +252,8 @@ type Step struct {
 	Interval time.Duration `json:"interval,omitempty"`
 	// Partitions is the new partition count (add_partitions).
 	Partitions int `json:"partitions,omitempty"`
-	// Broker is a node id or random (broker_kill, broker_restart).
+	// Broker is a node id or random (broker_kill, broker_restart), or
+	// txn-coordinator:<member> (broker_kill: TxnCoordinatorPrefix).
 	Broker string `json:"broker,omitempty"`
 	// Delay is added to the target's traffic each way, and Jitter is the
 	// spread around it (latency).
