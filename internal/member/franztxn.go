@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -47,24 +46,11 @@ type franzTxnMember struct {
 	prev    map[int32]int64
 }
 
-// TestDoubleEnv names the environment variable that turns a franz-go
-// transactional member into a deliberately broken test double when it
-// holds TestDoubleOffsetsOutside: its transactions hold the output
-// records only, and it commits each transaction's input offsets with a
-// plain OffsetCommit after the next one (as an application committing
-// asynchronously beside its transactions would). A crash then leaves
-// committed outputs whose inputs the group reads again: the analysis
-// must find them as output duplicates. Only the tests set it.
-const TestDoubleEnv = "CHAOSBENCH_MEMBER_TEST_DOUBLE"
-
-// TestDoubleOffsetsOutside is TestDoubleEnv's value for the double.
-const TestDoubleOffsetsOutside = "txn-offsets-outside"
-
 // runFranzTxn runs the member's poll loop (runLoop) on a franz-go group
 // transact session.
 func runFranzTxn(ctx context.Context, s *state) error {
 	m := &franzTxnMember{franzMember: &franzMember{state: s}}
-	m.outside = os.Getenv(TestDoubleEnv) == TestDoubleOffsetsOutside
+	m.outside = offsetsOutside()
 	opts, err := franzGroupOpts(m.cfg)
 	if err != nil {
 		return err
