@@ -91,12 +91,7 @@ func runExactlyOnce(t *testing.T, client string, edits []string, env ...string) 
 // once, while the processing it redid shows as at-least-once duplicates.
 func TestExactlyOnceUnderCrash(t *testing.T) {
 	kafkatest.Require(t)
-	for _, client := range []string{"franz", "confluent", "java"} {
-		if client == "java" {
-			kafkatest.RequireJava(t)
-		}
-		t.Run(client, func(t *testing.T) { exactlyOnceUnderCrash(t, client) })
-	}
+	eachClient(t, exactlyOnceUnderCrash)
 }
 
 func exactlyOnceUnderCrash(t *testing.T, client string) {
@@ -124,39 +119,68 @@ func exactlyOnceUnderCrash(t *testing.T, client string) {
 	}
 }
 
-// The mutation check: the broken test double commits its offsets outside
-// its transactions, one transaction late. Under the same crash, the
-// committed output shows the inputs the group read again: the analysis
-// must call it.
-func TestExactlyOnceCatchesOffsetsOutsideTheTransaction(t *testing.T) {
-	kafkatest.Require(t)
-	// The double's last transaction's offsets wait for a next one that
-	// never comes: its drain cannot complete, and need not wait long.
-	s := runExactlyOnce(t, "franz", []string{"drain_timeout: 90s", "drain_timeout: 20s"}, member.TestDoubleEnv+"="+member.TestDoubleOffsetsOutside)
-	e := s.ExactlyOnce
-	if e.Verdict != summary.Invalid || e.OutputDuplicates == 0 {
-		t.Errorf("the double's output duplicates went unseen: verdict %s, output duplicates %d", e.Verdict, e.OutputDuplicates)
-	}
-	if s.Verdict != summary.Invalid {
-		t.Errorf("cell verdict %s, want invalid", s.Verdict)
+// exactlyOnceClients are the clients with the transactional policy;
+// each subtest of the Java member skips where Java is missing.
+var exactlyOnceClients = []string{"franz", "confluent", "java"}
+
+// eachClient runs f as a subtest per client with transactions.
+func eachClient(t *testing.T, f func(t *testing.T, client string)) {
+	for _, client := range exactlyOnceClients {
+		t.Run(client, func(t *testing.T) {
+			if client == "java" {
+				kafkatest.RequireJava(t)
+			}
+			f(t, client)
+		})
 	}
 }
 
-// A zombie: a member frozen beyond its session timeout in the middle of
-// its work resumes and tries to commit. Its generation is gone (KIP-447):
-// its transaction must abort, and none of its late outputs may be read
-// committed.
+// The mutation check, on each client: the broken test double commits its
+// offsets outside its transactions, one transaction late. Under the same
+// crash, the committed output shows the inputs the group read again: the
+// analysis must call it.
+func TestExactlyOnceCatchesOffsetsOutsideTheTransaction(t *testing.T) {
+	kafkatest.Require(t)
+	eachClient(t, func(t *testing.T, client string) {
+		// The double's last transaction's offsets wait for a next one
+		// that never comes: its drain cannot complete, and need not wait
+		// long.
+		s := runExactlyOnce(t, client, []string{"drain_timeout: 90s", "drain_timeout: 20s"}, member.TestDoubleEnv+"="+member.TestDoubleOffsetsOutside)
+		e := s.ExactlyOnce
+		if e.Verdict != summary.Invalid || e.OutputDuplicates == 0 {
+			t.Errorf("the double's output duplicates went unseen: verdict %s, output duplicates %d", e.Verdict, e.OutputDuplicates)
+		}
+		if s.Verdict != summary.Invalid {
+			t.Errorf("cell verdict %s, want invalid", s.Verdict)
+		}
+	})
+}
+
+// A zombie, on each client: a member frozen (SIGSTOP) beyond its session
+// timeout with a transaction open resumes and tries to commit. Its
+// generation is gone (KIP-447): its transaction must abort, and none of
+// its late outputs may be read committed. The transaction stays open
+// across batches (commit_interval), so that the freeze lands inside one,
+// and its timeout (30 s) outlasts the freeze, so that only the group's
+// fencing can end it.
 func TestExactlyOnceAgainstAZombie(t *testing.T) {
 	kafkatest.Require(t)
-	s := runExactlyOnce(t, "franz", []string{
-		"processing: {cost: 1ms}", "processing: {cost: 5ms}",
-		"- {at: 8s, action: kill, target: m2}", "- {at: 6s, action: pause, target: m2, duration: 9s}",
+	eachClient(t, func(t *testing.T, client string) {
+		s := runExactlyOnce(t, client, []string{
+			"processing: {cost: 1ms}", "processing: {cost: 5ms}",
+			"transaction: {transactional_id: per-incarnation, timeout: 10s}", "transaction: {transactional_id: per-incarnation, timeout: 30s, commit_interval: 1s}",
+			"- {at: 8s, action: kill, target: m2}", "- {at: 6s, action: pause, target: m2, duration: 9s}",
+		})
+		e := s.ExactlyOnce
+		if e.Verdict != summary.Valid || e.OutputDuplicates != 0 || e.AbortedReads != 0 || e.LostOutputs != 0 {
+			t.Errorf("exactly_once under a zombie: verdict %s (%s): %+v", e.Verdict, e.Reason, *e)
+		}
+		if e.Aborted == 0 {
+			t.Errorf("no transaction aborted: the zombie's late commit went through? %+v", *e)
+		}
+		if !e.Verified || !e.Settled || !e.Complete || e.ReadCommitted != s.Loss.Acknowledged {
+			t.Errorf("read_committed %d, acknowledged %d (verified %v, settled %v, complete %v): every input once",
+				e.ReadCommitted, s.Loss.Acknowledged, e.Verified, e.Settled, e.Complete)
+		}
 	})
-	e := s.ExactlyOnce
-	if e.Verdict != summary.Valid || e.OutputDuplicates != 0 || e.AbortedReads != 0 || e.LostOutputs != 0 {
-		t.Errorf("exactly_once under a zombie: verdict %s (%s): %+v", e.Verdict, e.Reason, *e)
-	}
-	if e.Aborted == 0 {
-		t.Errorf("no transaction aborted: the zombie's late commit went through? %+v", *e)
-	}
 }
