@@ -2,14 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chaosbench/chaosbench/internal/history"
 	"github.com/chaosbench/chaosbench/internal/kafkatest"
 	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/summary"
+	"github.com/chaosbench/chaosbench/internal/vocab"
 )
 
 // exactlyOnceCrash is a short transactional run on franz-go with a member
@@ -46,6 +49,12 @@ chaos:
 // replaces text of the workload, old then new), analyses it with chaos
 // analyze and returns the cell's summary.
 func runExactlyOnce(t *testing.T, client string, edits []string, env ...string) *summary.Summary {
+	s, _ := runExactlyOnceCell(t, client, edits, env...)
+	return s
+}
+
+// runExactlyOnceCell is runExactlyOnce, and also returns the cell's folder.
+func runExactlyOnceCell(t *testing.T, client string, edits []string, env ...string) (*summary.Summary, string) {
 	t.Helper()
 	chaos, _ := testBinaries(t)
 	dir := t.TempDir()
@@ -71,7 +80,8 @@ func runExactlyOnce(t *testing.T, client string, edits []string, env ...string) 
 		t.Fatalf("run folders %v", runs)
 	}
 	aout, aerr, _ := runBin(t, chaos, "analyze", runs[0])
-	b, err := os.ReadFile(filepath.Join(runs[0], "cooperative-sticky.transactional."+client, "summary.json"))
+	cell := filepath.Join(runs[0], "cooperative-sticky.transactional."+client)
+	b, err := os.ReadFile(filepath.Join(cell, "summary.json"))
 	if err != nil {
 		t.Fatalf("%v\n%s\n%s", err, aout, aerr)
 	}
@@ -83,7 +93,7 @@ func runExactlyOnce(t *testing.T, client string, edits []string, env ...string) 
 		t.Fatalf("no exactly_once section:\n%s", b)
 	}
 	t.Logf("run:\n%s\nexactly_once: %+v\nduplicates %d, loss %d", out, *s.ExactlyOnce, s.Duplicates.Count, s.Loss.Lost)
-	return &s
+	return &s, cell
 }
 
 // The end-to-end proof of the transactional policy: a crash on a real
@@ -166,7 +176,7 @@ func TestExactlyOnceCatchesOffsetsOutsideTheTransaction(t *testing.T) {
 func TestExactlyOnceAgainstAZombie(t *testing.T) {
 	kafkatest.Require(t)
 	eachClient(t, func(t *testing.T, client string) {
-		s := runExactlyOnce(t, client, []string{
+		s, cell := runExactlyOnceCell(t, client, []string{
 			"processing: {cost: 1ms}", "processing: {cost: 5ms}",
 			"transaction: {transactional_id: per-incarnation, timeout: 10s}", "transaction: {transactional_id: per-incarnation, timeout: 30s, commit_interval: 1s}",
 			"- {at: 8s, action: kill, target: m2}", "- {at: 6s, action: pause, target: m2, duration: 9s}",
@@ -175,6 +185,18 @@ func TestExactlyOnceAgainstAZombie(t *testing.T) {
 		if e.Verdict != summary.Valid || e.OutputDuplicates != 0 || e.AbortedReads != 0 || e.LostOutputs != 0 {
 			t.Errorf("exactly_once under a zombie: verdict %s (%s): %+v", e.Verdict, e.Reason, *e)
 		}
+		// The zombie's own transactions across the freeze: one was open,
+		// and none of them committed.
+		across := zombieTransactions(t, cell, "m2")
+		if len(across) == 0 {
+			t.Errorf("the freeze landed outside every transaction of m2: nothing to fence")
+		}
+		for txn, end := range across {
+			if end == history.TxnCommitted {
+				t.Errorf("m2's transaction %d, open across the freeze, committed: the zombie was not fenced", txn)
+			}
+		}
+		t.Logf("m2's transactions open across the freeze: %v", across)
 		if e.Aborted == 0 {
 			t.Errorf("no transaction aborted: the zombie's late commit went through? %+v", *e)
 		}
@@ -183,4 +205,52 @@ func TestExactlyOnceAgainstAZombie(t *testing.T) {
 				e.ReadCommitted, s.Loss.Acknowledged, e.Verified, e.Settled, e.Complete)
 		}
 	})
+}
+
+// zombieTransactions reads a cell's history and returns the transactions
+// of the member's first incarnation that were open when it was paused
+// (begun before the pause, not ended by then), each with how it ended
+// ("committed", "aborted", or "" when its history ends first).
+func zombieTransactions(t *testing.T, cell, name string) map[int]string {
+	t.Helper()
+	m, err := history.OpenDir(filepath.Join(cell, "history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	paused := false
+	open := map[int]bool{}     // begun, not ended, before the pause
+	across := map[int]string{} // open at the pause: how each ended
+	for {
+		e, err := m.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case e.Kind == history.Chaos && e.Action == vocab.ActionPause && e.Target == name && e.Err == "" && !paused:
+			paused = true
+			for txn := range open {
+				across[txn] = ""
+			}
+		case e.Kind == history.Txn && e.Proc == name && e.Inc == 0:
+			ended := e.State == history.TxnCommitted || e.State == history.TxnAborted
+			switch {
+			case !paused && e.State == history.TxnBegin:
+				open[e.Step] = true
+			case !paused && ended:
+				delete(open, e.Step)
+			case paused && ended:
+				if _, ok := across[e.Step]; ok {
+					across[e.Step] = e.State
+				}
+			}
+		}
+	}
+	if !paused {
+		t.Fatalf("%s: no pause of %s in the history", cell, name)
+	}
+	return across
 }
