@@ -224,6 +224,10 @@ func (m *confluentTxnMember) finalCommit() {
 // consumer is rewound to the committed offsets. A fatal error ends the
 // member.
 func (m *confluentTxnMember) end(ctx context.Context, commit bool, cause string) {
+	// A graceful stop cancels the loop's context: the commit or abort
+	// under way still runs to its outcome (franztxn.go's end).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	offs := m.takeUncommitted(nil)
 	perr := m.produceError(false)
 	if commit && perr != nil {

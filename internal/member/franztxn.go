@@ -231,7 +231,13 @@ func (m *franzTxnMember) end(ctx context.Context, commit bool, cause string) {
 	// stopped. Let go, the session sees the revocation or loss and
 	// aborts, as it is made to.
 	m.cl.AllowRebalance()
-	committed, err := m.endTxn(ctx, commit)
+	// A graceful stop cancels the loop's context; a commit already
+	// sent must still learn its outcome, or the member would record as
+	// aborted a transaction the coordinator commits (seen in the
+	// catalogue's eos-deploy: "context canceled", its outputs visible).
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	committed, err := m.endTxn(ectx, commit)
 	m.open = false
 	switch {
 	case committed && err == nil && m.outside:
