@@ -172,8 +172,14 @@ func (m *franzTxnMember) emit(r *record) {
 // calls it.
 func (m *franzTxnMember) commitBatch(context.Context, map[int32]int64) {}
 
-// afterBatch commits the open transaction when it is due.
+// afterBatch commits the open transaction when it is due. A stop that
+// cut the batch short leaves it to finalCommit, which commits only a
+// complete batch: the session commits the polled position, past the
+// records the stop left unprocessed.
 func (m *franzTxnMember) afterBatch(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
 	if m.open && m.due() {
 		m.end(ctx, true, "")
 	}
