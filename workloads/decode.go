@@ -557,7 +557,7 @@ func (d *decoder) chaos(n *yaml.Node, field string, c *Chaos) {
 						st.Partitions = int(n)
 					},
 					"broker": func(v *yaml.Node, f string) {
-						st.Broker, _ = d.str(v, f, "a broker node id, random or coordinator")
+						st.Broker, _ = d.str(v, f, "a broker node id, random, coordinator (network steps) or txn-coordinator:<member> (broker_kill)")
 					},
 					"delay":  func(v *yaml.Node, f string) { st.Delay, _ = d.duration(v, f) },
 					"jitter": func(v *yaml.Node, f string) { st.Jitter, _ = d.duration(v, f) },

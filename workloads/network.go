@@ -147,7 +147,7 @@ func (v *validator) brokerNetworkStep(f string, st Step, ps *PlannedStep, sc *sc
 	if st.Broker == CoordinatorBroker {
 		ps.Target = CoordinatorTarget
 	} else {
-		id, tok := v.brokerTarget(f+".broker", st, sc, rng)
+		id, _, tok := v.brokerTarget(f+".broker", st, sc, rng)
 		if !tok {
 			return
 		}

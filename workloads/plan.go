@@ -71,7 +71,10 @@ type PlannedStep struct {
 	// the member owning that partition); all (rolling_restart);
 	// broker-<id> (broker steps, network steps on a broker);
 	// broker-coordinator (a network step on the group coordinator's
-	// broker, resolved at run time); the topic name (add_partitions).
+	// broker, resolved at run time); txn-coordinator:<member>
+	// (broker_kill: resolved at run time, Broker 0); broker-of-step-<n>
+	// (a broker_restart of the broker step n resolved at run time,
+	// KilledBy n); the topic name (add_partitions).
 	Target string `json:"target,omitempty"`
 	// Random is set when Target was drawn from the seed (target: random).
 	Random bool `json:"random,omitempty"`
@@ -82,8 +85,12 @@ type PlannedStep struct {
 	Interval time.Duration `json:"interval,omitempty"`
 	// Partitions is the new total (add_partitions).
 	Partitions int `json:"partitions,omitempty"`
-	// Broker is the node id (broker steps).
+	// Broker is the node id (broker steps); 0 when the run resolves it.
 	Broker int `json:"broker,omitempty"`
+	// KilledBy is, for a broker_restart, the number of the earlier
+	// broker_kill whose broker the run resolves (txn-coordinator:<member>):
+	// the restart starts that broker again.
+	KilledBy int `json:"killed_by,omitempty"`
 	// Delay, Jitter and BytesPerSecond are a network step's fault
 	// (latency, bandwidth).
 	Delay          time.Duration `json:"delay,omitempty"`
@@ -130,6 +137,9 @@ type schedule struct {
 	partitions int
 	brokerDown map[int]bool
 	brokers    int
+	// runtimeDown: the broker_kill steps (their numbers, in order) whose
+	// broker the run resolves and no restart has brought back yet.
+	runtimeDown []int
 	// unknownGroup: consumer.members is wrong, so which members exist
 	// is unknown; unknownPartitions: topic.partitions is.
 	unknownGroup, unknownPartitions bool
@@ -474,25 +484,87 @@ func (v *validator) brokerStep(f string, st Step, ps *PlannedStep, sc *schedule,
 		v.errf(f+".action", "%s needs a cluster of 3 brokers: set broker.brokers: 3", st.Action)
 		return
 	}
-	id, ok := v.brokerTarget(f+".broker", st, sc, rng)
+	if member, ok := strings.CutPrefix(st.Broker, TxnCoordinatorPrefix); ok && v.s.set(f+".broker") {
+		if !v.txnCoordinatorTarget(f+".broker", st, member, sc) {
+			return
+		}
+		ps.Target = st.Broker
+		sc.runtimeDown = append(sc.runtimeDown, ps.Step)
+		v.warnDown(f, sc)
+		return
+	}
+	id, killedBy, ok := v.brokerTarget(f+".broker", st, sc, rng)
 	if !ok {
+		return
+	}
+	if killedBy > 0 {
+		ps.KilledBy, ps.Target = killedBy, "broker-of-step-"+strconv.Itoa(killedBy)
+		sc.runtimeDown = slices.DeleteFunc(sc.runtimeDown, func(n int) bool { return n == killedBy })
 		return
 	}
 	ps.Broker, ps.Target = id, BrokerTarget(id)
 	if st.Action == vocab.ActionBrokerKill {
+		if len(sc.runtimeDown) > 0 {
+			v.warnf(f+".broker", "broker %d may already be down: step %d killed a broker the run resolves (%s)", id, sc.runtimeDown[0], TxnCoordinatorPrefix+"<member>")
+		}
 		sc.brokerDown[id] = true
-		down := 0
-		for _, d := range sc.brokerDown {
-			if d {
-				down++
-			}
-		}
-		if down >= 2 {
-			v.warnf(f, "%d of 3 brokers down: with min.insync.replicas 2 the acks=all producer stalls until one returns", down)
-		}
+		v.warnDown(f, sc)
 	} else {
 		sc.brokerDown[id] = false
 	}
+}
+
+// down counts the brokers down at this point of the schedule.
+func (sc *schedule) down() int {
+	down := len(sc.runtimeDown)
+	for _, d := range sc.brokerDown {
+		if d {
+			down++
+		}
+	}
+	return down
+}
+
+// warnDown warns when a kill leaves two brokers of three down.
+func (v *validator) warnDown(f string, sc *schedule) {
+	if down := sc.down(); down >= 2 {
+		v.warnf(f, "%d of 3 brokers down: with min.insync.replicas 2 the acks=all producer stalls until one returns", down)
+	}
+}
+
+// TxnCoordinatorPrefix begins a broker_kill's broker that the run
+// resolves: txn-coordinator:<member> is the broker leading the partition
+// of __transaction_state that holds the member's transactional.id (its
+// transaction coordinator, as FindCoordinator answers when the step
+// runs). In a cell of another policy the member has no transactions, and
+// the broker is the one that would coordinate them.
+const TxnCoordinatorPrefix = "txn-coordinator:"
+
+// txnCoordinatorTarget checks txn-coordinator:<member>: a broker_kill
+// only (a restart names the broker an earlier step killed, or random),
+// of a member that exists at this point of the schedule (a dead member's
+// last transactional.id still has its coordinator).
+func (v *validator) txnCoordinatorTarget(field string, st Step, member string, sc *schedule) bool {
+	if st.Action != vocab.ActionBrokerKill {
+		v.errf(field, "%s with %s: expected a broker node id or random (random restarts a broker an earlier %s step killed)", clip.Quote(st.Broker), st.Action, TxnCoordinatorPrefix+"<member>")
+		return false
+	}
+	if !memberRe.MatchString(member) {
+		v.errf(field, "got %s, expected %s<member> with a member name (m1, m2, ...)", clip.Quote(st.Broker), TxnCoordinatorPrefix)
+		return false
+	}
+	if sc.unknownGroup {
+		return false
+	}
+	if _, ok := sc.members[member]; !ok {
+		v.errf(field, "no member %s at this point: the group has %s (add steps create more)", clip.String(member), sc.describe())
+		return false
+	}
+	if sc.down() >= sc.brokers {
+		v.errf(field, "every broker is down at this point: expected a running broker (broker_restart brings one back)")
+		return false
+	}
+	return true
 }
 
 // memberTarget resolves target: a member name, random or owner:<p>.
@@ -562,12 +634,17 @@ func (sc *schedule) describe() string {
 	return strings.Join(names, ", ")
 }
 
-func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interface{ IntN(int) int }) (int, bool) {
+// brokerTarget resolves a broker step's node id, or random; a random
+// restart may instead name an earlier kill whose broker the run
+// resolves (killedBy, its step number).
+func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interface{ IntN(int) int }) (id, killedBy int, ok bool) {
 	t := st.Broker
 	if !v.s.set(field) {
 		t = "random"
 	}
 	if t == "random" {
+		// Candidates: node ids, and (restarts) -step for a kill the run
+		// resolves.
 		var cands []int
 		act, _ := vocab.LookupAction(st.Action)
 		for id := 1; id <= sc.brokers; id++ {
@@ -581,6 +658,9 @@ func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interf
 					cands = append(cands, id)
 				}
 			}
+			for _, n := range sc.runtimeDown {
+				cands = append(cands, -n)
+			}
 			if len(cands) == 0 {
 				for id := 1; id <= sc.brokers; id++ {
 					cands = append(cands, id)
@@ -589,26 +669,30 @@ func (v *validator) brokerTarget(field string, st Step, sc *schedule, rng interf
 		}
 		if len(cands) == 0 {
 			v.errf(field, "random, but every broker is down at this point")
-			return 0, false
+			return 0, 0, false
 		}
-		return cands[rng.IntN(len(cands))], true
+		c := cands[rng.IntN(len(cands))]
+		if c < 0 {
+			return 0, -c, true
+		}
+		return c, 0, true
 	}
 	id, err := strconv.Atoi(t)
 	if err != nil || id < 1 || id > sc.brokers {
 		if act, _ := vocab.LookupAction(st.Action); act.Network {
 			v.errf(field, "got %s, expected a broker node id from 1 to %d, random or coordinator", clip.Quote(t), sc.brokers)
 		} else {
-			v.errf(field, "got %s, expected a broker node id from 1 to %d, or random", clip.Quote(t), sc.brokers)
+			v.errf(field, "got %s, expected a broker node id from 1 to %d, random, or (broker_kill) %s<member>", clip.Quote(t), sc.brokers, TxnCoordinatorPrefix)
 		}
-		return 0, false
+		return 0, 0, false
 	}
 	if act, _ := vocab.LookupAction(st.Action); act.Network && sc.brokerDown[id] {
 		v.errf(field, "broker %d was killed by an earlier step: expected a running broker to cut off (broker_restart brings it back)", id)
-		return 0, false
+		return 0, 0, false
 	}
 	if st.Action == vocab.ActionBrokerKill && sc.brokerDown[id] {
 		v.errf(field, "broker %d was already killed by an earlier step: expected a running broker (broker_restart brings it back)", id)
-		return 0, false
+		return 0, 0, false
 	}
-	return id, true
+	return id, 0, true
 }

@@ -255,8 +255,9 @@ type Step struct {
 	// Partitions is the new partition count (add_partitions).
 	Partitions int `json:"partitions,omitempty"`
 	// Broker is a node id or random (broker_kill, broker_restart, and
-	// network steps on a broker's links to the others), or coordinator
-	// (network steps: the group coordinator's broker when the step acts).
+	// network steps on a broker's links to the others), coordinator
+	// (network steps: the group coordinator's broker when the step acts),
+	// or txn-coordinator:<member> (broker_kill: TxnCoordinatorPrefix).
 	Broker string `json:"broker,omitempty"`
 	// Delay is added to the target's traffic each way, and Jitter is the
 	// spread around it (latency).

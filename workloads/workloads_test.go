@@ -206,6 +206,11 @@ func TestMalformedWorkloads(t *testing.T) {
 		{"second add_partitions not increasing", "duration: 1m\ntopic: {partitions: 6}\nchaos:\n  steps:\n    - at: 10s\n      action: add_partitions\n      partitions: 12\n    - at: 20s\n      action: add_partitions\n      partitions: 8\n", []string{"w.yaml:10: chaos.steps[1].partitions: got 8, expected a new total above the current 12"}},
 		{"broker step on one broker", "duration: 1m\nchaos:\n  steps:\n    - at: 10s\n      action: broker_kill\n", []string{"w.yaml:5: chaos.steps[0].action: broker_kill needs a cluster of 3 brokers"}},
 		{"killing a killed broker", "duration: 1m\nbroker: {brokers: 3}\nchaos:\n  steps:\n    - {at: 10s, action: broker_kill, broker: 2}\n    - {at: 20s, action: broker_kill, broker: 2}\n", []string{"w.yaml:6: chaos.steps[1].broker: broker 2 was already killed"}},
+		{"transaction coordinator of a member that does not exist", "duration: 1m\nbroker: {brokers: 3}\nchaos:\n  steps:\n    - {at: 10s, action: broker_kill, broker: \"txn-coordinator:m4\"}\n", []string{"w.yaml:5: chaos.steps[0].broker: no member m4 at this point: the group has m1, m2, m3"}},
+		{"transaction coordinator of no member", "duration: 1m\nbroker: {brokers: 3}\nchaos:\n  steps:\n    - {at: 10s, action: broker_kill, broker: \"txn-coordinator:all\"}\n", []string{`w.yaml:5: chaos.steps[0].broker: got "txn-coordinator:all", expected txn-coordinator:<member> with a member name`}},
+		{"transaction coordinator restarted by name", "duration: 1m\nbroker: {brokers: 3}\nchaos:\n  steps:\n    - {at: 10s, action: broker_restart, broker: \"txn-coordinator:m1\"}\n", []string{`w.yaml:5: chaos.steps[0].broker: "txn-coordinator:m1" with broker_restart: expected a broker node id or random`}},
+		{"transaction coordinator on one broker", "duration: 1m\nchaos:\n  steps:\n    - {at: 10s, action: broker_kill, broker: \"txn-coordinator:m1\"}\n", []string{"w.yaml:4: chaos.steps[0].action: broker_kill needs a cluster of 3 brokers"}},
+		{"unknown broker", "duration: 1m\nbroker: {brokers: 3}\nchaos:\n  steps:\n    - {at: 10s, action: broker_kill, broker: leader}\n", []string{`w.yaml:5: chaos.steps[0].broker: got "leader", expected a broker node id from 1 to 3, random, or (broker_kill) txn-coordinator:<member>`}},
 		{"rolling restart of some", "duration: 1m\nchaos:\n  steps:\n    - {at: 10s, action: rolling_restart, target: m1, interval: 5s}\n", []string{`w.yaml:4: chaos.steps[0].target: got "m1", expected all`}},
 		{"zero drain timeout", "duration: 1m\nchaos: {drain_timeout: 0s}\n", []string{"w.yaml:2: chaos.drain_timeout: got 0s, expected a duration > 0"}},
 		{"unknown transactional id scheme", "duration: 1m\nconsumer:\n  transaction: {transactional_id: random}\n", []string{`w.yaml:3: consumer.transaction.transactional_id: got "random", expected per-member`}},
@@ -364,6 +369,52 @@ chaos:
 		if p[2].Target == "m2" || !strings.HasPrefix(p[2].Target, "m") {
 			t.Errorf("seed %d: random target %q", seed, p[2].Target)
 		}
+	}
+}
+
+// A broker_kill of txn-coordinator:<member> is resolved by the run, not
+// the plan: the plan names it, and a random broker_restart after it
+// restarts the broker that step killed, whichever it turns out to be.
+func TestChaosPlanTxnCoordinator(t *testing.T) {
+	src := `duration: 1m
+broker: {brokers: 3}
+topic: {replication: 3}
+commit_policies: [transactional]
+chaos:
+  steps:
+    - {at: 10s, action: broker_kill, broker: "txn-coordinator:m2"}
+    - {at: 20s, action: broker_restart}
+    - {at: 30s, action: broker_kill, broker: "txn-coordinator:m1"}
+    - {at: 40s, action: broker_restart, broker: random}
+`
+	s := parse(t, src)
+	plan := s.ChaosPlan()
+	if len(plan) != 4 {
+		t.Fatalf("%d steps planned", len(plan))
+	}
+	if p := plan[0]; p.Broker != 0 || p.Target != "txn-coordinator:m2" || p.KilledBy != 0 {
+		t.Errorf("kill of the coordinator: %+v", p)
+	}
+	if p := plan[1]; p.Broker != 0 || p.KilledBy != 1 || p.Target != "broker-of-step-1" {
+		t.Errorf("restart after it: %+v, want the broker step 1 killed", p)
+	}
+	if p := plan[3]; p.Broker != 0 || p.KilledBy != 3 {
+		t.Errorf("second restart: %+v, want the broker step 3 killed", p)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings: %v", s.Warnings)
+	}
+	// A kill by node id while the coordinator is down may hit a dead
+	// broker, and leaves two of three down: both are said.
+	s = parse(t, strings.Replace(src, "    - {at: 20s, action: broker_restart}\n", "    - {at: 20s, action: broker_kill, broker: 3}\n", 1))
+	if len(s.Warnings) < 2 || !strings.Contains(s.Warnings[0], "w.yaml:8: chaos.steps[1].broker: broker 3 may already be down: step 1 killed a broker the run resolves") ||
+		!strings.Contains(s.Warnings[1], "2 of 3 brokers down") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	// With every broker down, there is no coordinator to kill.
+	_, err := Parse("w.yaml", []byte(strings.Replace(src, "    - {at: 20s, action: broker_restart}\n", "    - {at: 20s, action: broker_kill}\n    - {at: 25s, action: broker_kill}\n", 1)))
+	if err == nil || !strings.Contains(err.Error(), "w.yaml:10: chaos.steps[3].broker: every broker is down at this point") {
+		t.Errorf("a coordinator killed with every broker down: %v", err)
 	}
 }
 

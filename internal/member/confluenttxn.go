@@ -28,6 +28,13 @@ type confluentTxnMember struct {
 
 	txnState
 	evDone chan struct{}
+
+	// outside is the broken test double (TestDoubleEnv): no offsets in
+	// the transaction; each transaction's offsets committed with a plain
+	// CommitOffsets after the next one commits; prev are those late
+	// offsets.
+	outside bool
+	prev    map[int32]int64
 }
 
 // confluentProducerConfig is the transactional producer's configuration:
@@ -63,7 +70,10 @@ func runConfluentTxn(ctx context.Context, s *state) error {
 		c.Close()
 		return fmt.Errorf("confluent transactional producer: %w", err)
 	}
-	m := &confluentTxnMember{confluentMember: &confluentMember{state: s, c: c}, p: p, evDone: make(chan struct{})}
+	m := &confluentTxnMember{confluentMember: &confluentMember{state: s, c: c}, p: p, evDone: make(chan struct{}), outside: offsetsOutside()}
+	if m.outside {
+		m.logf("test double %s: offsets committed outside the transactions", TestDoubleOffsetsOutside)
+	}
 	go m.deliveries()
 	defer func() {
 		p.Close()
@@ -214,6 +224,10 @@ func (m *confluentTxnMember) finalCommit() {
 // consumer is rewound to the committed offsets. A fatal error ends the
 // member.
 func (m *confluentTxnMember) end(ctx context.Context, commit bool, cause string) {
+	// A graceful stop cancels the loop's context: the commit or abort
+	// under way still runs to its outcome (franztxn.go's end).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	offs := m.takeUncommitted(nil)
 	perr := m.produceError(false)
 	if commit && perr != nil {
@@ -226,7 +240,21 @@ func (m *confluentTxnMember) end(ctx context.Context, commit bool, cause string)
 			m.fatal = err
 			return
 		}
-		err := m.commitTxn(ctx, offs)
+		inTxn := offs
+		if m.outside {
+			inTxn = nil
+		}
+		err := m.commitTxn(ctx, inTxn)
+		if err == nil && m.outside {
+			m.append(&history.Event{Kind: history.Txn, State: history.TxnCommitted, Step: m.txn})
+			if err := m.flush(); err != nil {
+				m.fatal = err
+				return
+			}
+			m.commitSync(m.prev) // the previous transaction's, outside this one
+			m.prev = offs
+			return
+		}
 		if err == nil {
 			m.append(&history.Event{Kind: history.Txn, State: history.TxnCommitted, Step: m.txn})
 			for p, off := range offs {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -47,24 +46,11 @@ type franzTxnMember struct {
 	prev    map[int32]int64
 }
 
-// TestDoubleEnv names the environment variable that turns a franz-go
-// transactional member into a deliberately broken test double when it
-// holds TestDoubleOffsetsOutside: its transactions hold the output
-// records only, and it commits each transaction's input offsets with a
-// plain OffsetCommit after the next one (as an application committing
-// asynchronously beside its transactions would). A crash then leaves
-// committed outputs whose inputs the group reads again: the analysis
-// must find them as output duplicates. Only the tests set it.
-const TestDoubleEnv = "CHAOSBENCH_MEMBER_TEST_DOUBLE"
-
-// TestDoubleOffsetsOutside is TestDoubleEnv's value for the double.
-const TestDoubleOffsetsOutside = "txn-offsets-outside"
-
 // runFranzTxn runs the member's poll loop (runLoop) on a franz-go group
 // transact session.
 func runFranzTxn(ctx context.Context, s *state) error {
 	m := &franzTxnMember{franzMember: &franzMember{state: s}}
-	m.outside = os.Getenv(TestDoubleEnv) == TestDoubleOffsetsOutside
+	m.outside = offsetsOutside()
 	opts, err := franzGroupOpts(m.cfg)
 	if err != nil {
 		return err
@@ -186,8 +172,14 @@ func (m *franzTxnMember) emit(r *record) {
 // calls it.
 func (m *franzTxnMember) commitBatch(context.Context, map[int32]int64) {}
 
-// afterBatch commits the open transaction when it is due.
+// afterBatch commits the open transaction when it is due. A stop that
+// cut the batch short leaves it to finalCommit, which commits only a
+// complete batch: the session commits the polled position, past the
+// records the stop left unprocessed.
 func (m *franzTxnMember) afterBatch(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
 	if m.open && m.due() {
 		m.end(ctx, true, "")
 	}
@@ -245,7 +237,13 @@ func (m *franzTxnMember) end(ctx context.Context, commit bool, cause string) {
 	// stopped. Let go, the session sees the revocation or loss and
 	// aborts, as it is made to.
 	m.cl.AllowRebalance()
-	committed, err := m.endTxn(ctx, commit)
+	// A graceful stop cancels the loop's context; a commit already
+	// sent must still learn its outcome, or the member would record as
+	// aborted a transaction the coordinator commits (seen in the
+	// catalogue's eos-deploy: "context canceled", its outputs visible).
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	committed, err := m.endTxn(ectx, commit)
 	m.open = false
 	switch {
 	case committed && err == nil && m.outside:

@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,6 +160,20 @@ func TestJavaConsumerSettings(t *testing.T) {
 					t.Errorf("%s/%s: the Java member sets %s=%s, which the consumer settings do not give", st.Name, pol, k, got[k])
 				}
 			}
+		}
+	}
+}
+
+// The broken test double is the same on every client: the Java member
+// reads the environment variable and value the Go members do.
+func TestJavaTestDoubleNames(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("java", "src", "main", "java", "chaosbench", "member", "Member.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{TestDoubleEnv, TestDoubleOffsetsOutside} {
+		if !strings.Contains(string(src), strconv.Quote(name)) {
+			t.Errorf("Member.java does not spell %q", name)
 		}
 	}
 }

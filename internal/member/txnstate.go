@@ -1,9 +1,27 @@
 package member
 
 import (
+	"os"
 	"sync"
 	"time"
 )
+
+// TestDoubleEnv names the environment variable that turns a
+// transactional member, on any client, into a deliberately broken test
+// double when it holds TestDoubleOffsetsOutside: its transactions hold
+// the output records only, and it commits each transaction's input
+// offsets with a plain offset commit after the next one (as an
+// application committing asynchronously beside its transactions would).
+// A crash then leaves committed outputs whose inputs the group reads
+// again: the analysis must find them as output duplicates. Only the
+// tests set it; the Java member reads the same variable.
+const TestDoubleEnv = "CHAOSBENCH_MEMBER_TEST_DOUBLE"
+
+// TestDoubleOffsetsOutside is TestDoubleEnv's value for the double.
+const TestDoubleOffsetsOutside = "txn-offsets-outside"
+
+// offsetsOutside reports whether this member is the broken test double.
+func offsetsOutside() bool { return os.Getenv(TestDoubleEnv) == TestDoubleOffsetsOutside }
 
 // txnState is what a transactional member keeps of its transactions,
 // whichever client runs them (confluenttxn.go, franztxn.go): the poll

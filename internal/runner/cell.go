@@ -57,6 +57,9 @@ type cellRun struct {
 	partitions int
 	nextStep   string
 	stepErrs   []error
+	// resolvedBrokers: the broker each broker_kill step resolved at run
+	// time killed (txn-coordinator:<member>), by step number.
+	resolvedBrokers map[int]int
 
 	lastProgress time.Time // when progress last printed a line (not live)
 	stopScaler   func()    // ends the autoscaler, when the workload has one

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/member"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
 )
@@ -236,26 +237,90 @@ func (c *cellRun) addPartitions(ctx context.Context, s workloads.PlannedStep, pa
 }
 
 // brokerAction kills a broker, or starts it again and waits, as a tail,
-// until the cluster is ready.
+// until the cluster is ready. A kill of txn-coordinator:<member> first
+// asks the cluster which broker that is; a restart of the broker such a
+// kill took (KilledBy) restarts the broker it found.
 func (c *cellRun) brokerAction(ctx context.Context, s workloads.PlannedStep, params map[string]any, tails *sync.WaitGroup) {
 	nodes, ok := c.cluster.(cluster.Nodes)
-	target := "broker-" + strconv.Itoa(s.Broker)
 	if !ok {
-		c.chaosEvent(s, s.Action, target, 0, 0, params, fmt.Errorf("the %s cluster cannot kill or restart brokers (local provider only)", c.info.Provider))
+		c.chaosEvent(s, s.Action, s.Target, 0, 0, params, fmt.Errorf("the %s cluster cannot kill or restart brokers (local provider only)", c.info.Provider))
 		return
 	}
+	id := s.Broker
+	switch {
+	case strings.HasPrefix(s.Target, workloads.TxnCoordinatorPrefix):
+		var err error
+		if id, err = c.txnCoordinator(ctx, s, params); err != nil {
+			c.chaosEvent(s, s.Action, s.Target, 0, 0, params, err)
+			return
+		}
+		c.mu.Lock()
+		if c.resolvedBrokers == nil {
+			c.resolvedBrokers = map[int]int{}
+		}
+		c.resolvedBrokers[s.Step] = id
+		c.mu.Unlock()
+	case s.KilledBy > 0:
+		c.mu.Lock()
+		id, ok = c.resolvedBrokers[s.KilledBy]
+		c.mu.Unlock()
+		params["killed_by_step"] = s.KilledBy
+		if !ok {
+			c.chaosEvent(s, s.Action, s.Target, 0, 0, params, fmt.Errorf("step %d killed no broker: nothing to restart", s.KilledBy))
+			return
+		}
+	}
+	target := "broker-" + strconv.Itoa(id)
 	if s.Action == vocab.ActionBrokerKill {
-		c.onTarget(s, s.Action, target, params, func() error { return nodes.KillNode(s.Broker) })
+		c.onTarget(s, s.Action, target, params, func() error { return nodes.KillNode(id) })
 		return
 	}
 	tails.Add(1)
 	go func() {
 		defer tails.Done()
 		t := time.Now()
-		if c.onTarget(s, s.Action, target, params, func() error { return nodes.StartNode(ctx, s.Broker) }) == nil {
+		if c.onTarget(s, s.Action, target, params, func() error { return nodes.StartNode(ctx, id) }) == nil {
 			c.logf("step %d: %s ready in %s", s.Step, target, time.Since(t).Round(time.Millisecond))
 		}
 	}()
+}
+
+// txnCoordinator finds the broker that coordinates the transactions of
+// a txn-coordinator:<member> target: FindCoordinator for the
+// transactional.id of the member's current incarnation (the one its
+// incarnation has or, in a cell of another policy, would have), which
+// the broker answers with the leader of that id's partition of
+// __transaction_state. The topic is created on the first request for it,
+// and the coordinator is briefly unavailable while it loads: the request
+// is retried for up to 15 s. The step's params record the member, the
+// transactional.id and the broker found.
+func (c *cellRun) txnCoordinator(ctx context.Context, s workloads.PlannedStep, params map[string]any) (int, error) {
+	name := strings.TrimPrefix(s.Target, workloads.TxnCoordinatorPrefix)
+	txnID := member.TransactionalID(c.opts.Spec.Consumer.Transaction.TransactionalID, c.group, name, c.incOf(name))
+	params["txn_coordinator_of"] = name
+	params["transactional_id"] = txnID
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		resp := c.adm.FindTxnCoordinators(rctx, txnID)
+		cancel()
+		r, ok := resp[txnID]
+		err := resp.Error()
+		if err == nil && !ok {
+			err = fmt.Errorf("no answer for %s", txnID)
+		}
+		if err == nil {
+			params["broker"] = int(r.NodeID)
+			return int(r.NodeID), nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return 0, fmt.Errorf("the transaction coordinator of %s (%s): %w", name, txnID, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // memberAction acts on one member.

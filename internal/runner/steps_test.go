@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaosbench/chaosbench/internal/cluster"
 	"github.com/chaosbench/chaosbench/internal/history"
+	"github.com/chaosbench/chaosbench/internal/kafkaconf"
 	"github.com/chaosbench/chaosbench/internal/launcher"
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -200,3 +202,67 @@ func (p *dyingProc) await(s string) {
 
 func (p *dyingProc) Done() <-chan struct{} { return p.done }
 func (p *dyingProc) Exit() (int, string)   { return -1, "SIGKILL" }
+
+// nodesCluster is a cluster whose brokers the test owns: it records the
+// nodes killed and started.
+type nodesCluster struct {
+	mu            sync.Mutex
+	killed, start []int
+}
+
+func (n *nodesCluster) Bootstrap() string                          { return "" }
+func (n *nodesCluster) Props() kafkaconf.Props                     { return nil }
+func (n *nodesCluster) Info(context.Context) (cluster.Info, error) { return cluster.Info{}, nil }
+func (n *nodesCluster) Close(context.Context) error                { return nil }
+func (n *nodesCluster) NodeIDs() []int                             { return []int{1, 2, 3} }
+func (n *nodesCluster) StopNode(context.Context, int) error        { return nil }
+func (n *nodesCluster) KillNode(id int) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.killed = append(n.killed, id)
+	return nil
+}
+func (n *nodesCluster) StartNode(_ context.Context, id int) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.start = append(n.start, id)
+	return nil
+}
+
+// A broker_restart of the broker an earlier step resolved at run time
+// (txn-coordinator:<member>) starts the broker that step killed, recorded
+// by its node id; one whose kill resolved nothing fails, saying so.
+func TestBrokerRestartOfAResolvedKill(t *testing.T) {
+	dir := t.TempDir()
+	hist, err := history.Create(dir, "chaos", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := &nodesCluster{}
+	c := &cellRun{opts: &Options{Out: io.Discard}, hist: hist, cluster: nodes, resolvedBrokers: map[int]int{1: 2}}
+	var tails sync.WaitGroup
+	c.execute(context.Background(), workloads.PlannedStep{Step: 2, Action: vocab.ActionBrokerRestart, KilledBy: 1, Target: "broker-of-step-1"}, &tails)
+	c.execute(context.Background(), workloads.PlannedStep{Step: 4, Action: vocab.ActionBrokerRestart, KilledBy: 3, Target: "broker-of-step-3"}, &tails)
+	tails.Wait()
+	if err := hist.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes.start) != 1 || nodes.start[0] != 2 || len(nodes.killed) != 0 {
+		t.Errorf("started %v, killed %v: want node 2 started, the broker step 1 killed", nodes.start, nodes.killed)
+	}
+	// The restart waits on its own (a tail): the two steps' events may
+	// come in either order.
+	byStep := map[int]history.Event{}
+	for _, e := range readFile(t, hist.Path()) {
+		byStep[e.Step] = e
+	}
+	if len(byStep) != 2 {
+		t.Fatalf("events %+v", byStep)
+	}
+	if e := byStep[2]; e.Target != "broker-2" || e.Err != "" || !strings.Contains(e.Params, `"killed_by_step":1`) {
+		t.Errorf("restart: %+v", e)
+	}
+	if e := byStep[4]; e.Target != "broker-of-step-3" || !strings.Contains(e.Err, "step 3 killed no broker") {
+		t.Errorf("restart of a kill that resolved nothing: %+v", e)
+	}
+}

@@ -83,6 +83,14 @@ final class Member implements ConsumerRebalanceListener {
     private volatile Exception prodErr;
     /** A fatal transaction error: the member ends with it. */
     private KafkaException txnFatal;
+    /**
+     * The broken test double (internal/member/txnstate.go, TestDoubleEnv):
+     * no offsets in the transaction; each transaction's offsets committed
+     * with a plain commitSync after the next one commits.
+     */
+    private final boolean offsetsOutside;
+    /** The double's late offsets: the previous transaction's. */
+    private Map<Integer, Long> prevOffsets = new TreeMap<>();
 
     Member(Config cfg, History hist) {
         this.cfg = cfg;
@@ -93,7 +101,12 @@ final class Member implements ConsumerRebalanceListener {
         // (not the same numbers: the costs follow the same distribution).
         this.rng = new SplittableRandom(cfg.seed * 0x9E3779B97F4A7C15L + cfg.inc + 1);
         this.transactional = cfg.policy.equals("transactional");
+        this.offsetsOutside = transactional && TEST_DOUBLE_OFFSETS_OUTSIDE.equals(System.getenv(TEST_DOUBLE_ENV));
     }
+
+    /** The Go members' TestDoubleEnv and TestDoubleOffsetsOutside (internal/member/txnstate.go). */
+    static final String TEST_DOUBLE_ENV = "CHAOSBENCH_MEMBER_TEST_DOUBLE";
+    static final String TEST_DOUBLE_OFFSETS_OUTSIDE = "txn-offsets-outside";
 
     /** Asks the member to close gracefully: the policy's final commit, then LeaveGroup. */
     void requestStop() {
@@ -128,6 +141,9 @@ final class Member implements ConsumerRebalanceListener {
         if (transactional) {
             producer = new KafkaProducer<>(Settings.producerOf(cfg));
             producer.initTransactions();
+            if (offsetsOutside) {
+                logf("test double %s: offsets committed outside the transactions", TEST_DOUBLE_OFFSETS_OUTSIDE);
+            }
         }
         // The join request follows: the analysis takes this, not the
         // program's start, as the member joining (docs/history.md).
@@ -415,7 +431,7 @@ final class Member implements ConsumerRebalanceListener {
             append(c);
             flush();
             try {
-                if (!offs.isEmpty()) {
+                if (!offs.isEmpty() && !offsetsOutside) {
                     producer.sendOffsetsToTransaction(toKafka(offs), consumer.groupMetadata());
                 }
                 producer.commitTransaction();
@@ -423,6 +439,12 @@ final class Member implements ConsumerRebalanceListener {
                 ok.step = txn;
                 ok.state = "committed";
                 append(ok);
+                if (offsetsOutside) {
+                    flush();
+                    commitSync(prevOffsets); // the previous transaction's, outside this one
+                    prevOffsets = offs;
+                    return;
+                }
                 for (Map.Entry<Integer, Long> o : offs.entrySet()) {
                     committed(o.getKey(), o.getValue(), null, false);
                     committedHigh.merge(o.getKey(), o.getValue(), Math::max);
