@@ -44,8 +44,13 @@ func (c *cellRun) beginRecord() error {
 // nothing there).
 func (c *cellRun) clusterRecord() runfolder.ClusterInfo {
 	info := c.info
-	run := c.runDir
 	info.Nodes = slices.Clone(info.Nodes)
+	// The run folder may be named relative to the working directory (the
+	// Makefile's results/...): both sides absolute before comparing.
+	run, err := filepath.Abs(c.runDir)
+	if err != nil {
+		return info
+	}
 	for i, n := range info.Nodes {
 		if rel, err := filepath.Rel(run, n.Log); err == nil && filepath.IsAbs(n.Log) && !strings.HasPrefix(rel, "..") {
 			info.Nodes[i].Log = rel

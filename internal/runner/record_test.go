@@ -2,8 +2,12 @@ package runner
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/chaosbench/chaosbench/internal/runfolder"
 
 	"github.com/chaosbench/chaosbench/internal/vocab"
 	"github.com/chaosbench/chaosbench/workloads"
@@ -35,6 +39,35 @@ func TestRecordedConsumerSettings(t *testing.T) {
 		maps.Copy(want, own)
 		if got := c.consumerSettings(); !maps.Equal(got, want) {
 			t.Errorf("%s:\n got %v\nwant %v", strategy, got, want)
+		}
+	}
+}
+
+// TestClusterRecordNamesLogsInTheRun: a node's log inside the run folder
+// is recorded relative to it, whether the run folder was given absolute
+// or relative to the working directory (the Makefile's results/...); a
+// log outside the run keeps its absolute path.
+func TestClusterRecordNamesLogsInTheRun(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := filepath.Join("testdata-run", "20260101T000000Z-x")
+	outside := filepath.Join(t.TempDir(), "node-3.log")
+	for _, runDir := range []string{rel, filepath.Join(wd, rel)} {
+		c := &cellRun{runDir: runDir, info: runfolder.ClusterInfo{Nodes: []runfolder.NodeInfo{
+			{ID: 1, Log: filepath.Join(wd, rel, "cluster-logs", "node-1.log")},
+			{ID: 3, Log: outside},
+		}}}
+		got := c.clusterRecord().Nodes
+		if want := filepath.Join("cluster-logs", "node-1.log"); got[0].Log != want {
+			t.Errorf("run folder %s: node 1's log recorded as %q, expected %q", runDir, got[0].Log, want)
+		}
+		if got[1].Log != outside {
+			t.Errorf("run folder %s: a log outside the run recorded as %q, expected %q", runDir, got[1].Log, outside)
+		}
+		if c.info.Nodes[0].Log == got[0].Log {
+			t.Errorf("the cluster's own info was changed")
 		}
 	}
 }
