@@ -69,6 +69,6 @@ host-check-experiment: $(bench_needs)
 		for i in $$(seq 1 $$n); do nice -n $$nice sh -c 'while :; do :; done' & pids="$$pids $$!"; done; \
 		echo "== $$n CPU hog(s) at nice $$nice:$$pids"; \
 		$(CHAOS) bench --results $(HOST_CHECK_DIR)/hogs-$$n-nice-$$nice --repeat $(HOST_CHECK_REPEAT) $(bench_cluster) $(RUN_FLAGS) $(HOST_CHECK_WORKLOAD) || true; \
-		kill $$pids 2>/dev/null; wait $$pids 2>/dev/null; \
+		kill $$pids 2>/dev/null; wait $$pids 2>/dev/null || true; \
 	done
 	$(GO) run ./internal/check/hostexp $(HOST_CHECK_DIR)
